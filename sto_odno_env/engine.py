@@ -1,0 +1,1031 @@
+"""The batched rules engine: B games of 101 stepped at once with numpy array code.
+
+The state (:class:`State`) holds B games of P players, batch dimension first; card sets are
+36-bit masks in ``uint64``. The API is functional in shape (state in, state out) but mutates
+the arrays in place for speed; :meth:`State.copy` takes a snapshot::
+
+    state = init(rules, players=4, batch=1024, seed=0)
+    mask = legal_mask(state)                       # (B, 42) int8, for the player to act
+    state, rewards, done = step(state, actions)    # one action per game
+
+``step`` applies one decision per game, then resolves everything that is not a real
+decision (RULES.md): forced decisions (exactly one legal action, §4), penalty draws and
+skips (§5), reshuffles and steals (§6), the round end, scoring and eliminations (§7), the
+next round's deal, match end and truncation (§8). After ``step`` every live game waits on
+a decision with at least two legal actions.
+
+Phases (``state.phase``): PLAY, AFTER_DRAW, COVER, ORDER, RESPOND; DONE once a match is over.
+Actions: 0–35 play a card, 36–39 order a suit, 40 draw (or accept a stacked penalty), 41 pass.
+
+Randomness comes from a counter-based stream per game (:mod:`sto_odno_env.rng`) unless a
+``chance`` object supplies it (replaying a record does). ``trace`` collects the events of
+RULES.md §10 per game when given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from . import rng
+from .cards import DRAW, NUM_ACTIONS, NUM_CARDS, ORDER_BASE, PASS, action_name, card_name
+from .rules import MAX_PLAYERS, Rules, load_rules
+from .tables import CARD_BIT, NO_CARD, RuleTables, compile_rules
+
+PLAY, AFTER_DRAW, COVER, ORDER, RESPOND, DONE = range(6)
+PHASE_NAMES = ("PLAY", "AFTER_DRAW", "COVER", "ORDER", "RESPOND", "DONE")
+NOBODY = -1
+RECORD_VERSION = 1
+
+_U64_0 = np.uint64(0)
+
+
+def _next_seat_table() -> np.ndarray:
+    """[in_match bits * 8 + seat] -> the next seat clockwise after ``seat`` that is in."""
+    table = np.full(64 * 8, NOBODY, dtype=np.int8)
+    for bits in range(64):
+        for seat in range(MAX_PLAYERS):
+            for step_ in range(1, MAX_PLAYERS + 1):
+                other = (seat + step_) % MAX_PLAYERS
+                if bits >> other & 1:
+                    table[bits * 8 + seat] = other
+                    break
+    return table
+
+
+NEXT_SEAT = _next_seat_table()
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the game's current decision."""
+
+
+@dataclasses.dataclass(eq=False)
+class State:
+    """B games × P players. Public fields first; the rest is the engine's bookkeeping.
+
+    Card orders: ``stock[b, :stock_size[b]]`` is a stack whose last entry is the top card;
+    ``discard[b, :discard_size[b]]`` is the pile, oldest first, so its last entry is the top
+    card. ``hand[b, p]`` is a 36-bit card mask.
+    """
+
+    tables: RuleTables
+    players: int
+    # public
+    current_player: np.ndarray  # (B,) int8, NOBODY once the match is over
+    phase: np.ndarray  # (B,) int8
+    legal: np.ndarray  # (B, 42) int8 mask of the player to act
+    terminated: np.ndarray  # (B,) bool
+    truncated: np.ndarray  # (B,) bool
+    totals: np.ndarray  # (B, P) int32
+    in_match: np.ndarray  # (B,) uint8 bit p set while seat p is in the match
+    dealer: np.ndarray  # (B,) int8 (the leader under leader_plays)
+    round: np.ndarray  # (B,) int16
+    turn: np.ndarray  # (B,) int32 decisions in this round, forced ones included
+    # cards
+    hand: np.ndarray  # (B, P) uint64
+    stock: np.ndarray  # (B, 36) int8
+    stock_size: np.ndarray  # (B,) int16
+    discard: np.ndarray  # (B, 36) int8
+    discard_size: np.ndarray  # (B,) int16
+    discard_bits: np.ndarray  # (B,) uint64
+    top_card: np.ndarray  # (B,) int8, NO_CARD on an empty table
+    ordered_suit: np.ndarray  # (B,) int8, -1 for none
+    drawn_card: np.ndarray  # (B,) int8, NO_CARD outside AFTER_DRAW
+    pending: np.ndarray  # (B,) int16 accumulated stacked penalty
+    # match bookkeeping
+    eliminated_round: np.ndarray  # (B, P) int16, -1 while in
+    last_finisher: np.ndarray  # (B,) int8
+    ranking: np.ndarray  # (B, P) int8 seats best first, valid once the match is over
+    seed: np.ndarray  # (B,) int64 match seed
+    rng_key: np.ndarray  # (B,) uint64
+    rng_counter: np.ndarray  # (B,) uint64
+    matches_played: np.ndarray  # (B,) int32 finished matches in this slot
+    # outputs of the last step
+    rewards: np.ndarray  # (B, P) float32 match rewards of matches that ended
+    round_points: np.ndarray  # (B, P) int32 points scored in rounds that ended
+    rounds_ended: np.ndarray  # (B,) int16 rounds that ended
+    step_terminated: np.ndarray  # (B,) bool a match ended by the rules in the last step
+    step_truncated: np.ndarray  # (B,) bool a match was truncated in the last step
+    final_totals: np.ndarray  # (B, P) int32 totals of the last match that ended
+    final_ranking: np.ndarray  # (B, P) int8 ranking of the last match that ended
+    # round-end scratch, set while a step resolves
+    ending: np.ndarray  # (B,) bool
+    end_finisher: np.ndarray  # (B,) int8
+    end_last_card: np.ndarray  # (B,) int8
+
+    @property
+    def rules(self) -> Rules:
+        """The rule set the state plays by."""
+        return self.tables.rules
+
+    @property
+    def batch(self) -> int:
+        """Number of games."""
+        return self.phase.shape[0]
+
+    @property
+    def done(self) -> np.ndarray:
+        """(B,) bool: the match is over (terminated or truncated)."""
+        return self.terminated | self.truncated
+
+    def copy(self) -> State:
+        """A deep copy of every array (the rule tables are shared)."""
+        return dataclasses.replace(
+            self,
+            **{
+                f.name: getattr(self, f.name).copy()
+                for f in dataclasses.fields(self)
+                if isinstance(getattr(self, f.name), np.ndarray)
+            },
+        )
+
+    def take(self, games: Sequence[int] | np.ndarray) -> State:
+        """A new state holding copies of the given games only."""
+        index = np.asarray(games, dtype=np.intp)
+        return dataclasses.replace(
+            self,
+            **{
+                f.name: getattr(self, f.name)[index].copy()
+                for f in dataclasses.fields(self)
+                if isinstance(getattr(self, f.name), np.ndarray)
+            },
+        )
+
+    def nbytes_per_game(self) -> int:
+        """Bytes of per-game arrays (the memory a game costs)."""
+        total = sum(
+            getattr(self, f.name).nbytes
+            for f in dataclasses.fields(self)
+            if isinstance(getattr(self, f.name), np.ndarray)
+        )
+        return total // max(self.batch, 1)
+
+    def seats_in(self, game: int) -> list[int]:
+        """Seats still in the match in one game."""
+        return [p for p in range(self.players) if self.in_match[game] >> p & 1]
+
+
+class Chance(Protocol):
+    """Where the engine's random events come from (the RNG streams, or a record)."""
+
+    def deck(self, state: State, games: np.ndarray) -> np.ndarray:
+        """(n, 36) card ids, top of the deck first, for a new round."""
+
+    def first_dealer(self, state: State, games: np.ndarray) -> np.ndarray:
+        """(n,) the dealer (or leader) of a match's first round."""
+
+    def shuffle(
+        self, state: State, games: np.ndarray, cards: np.ndarray, counts: np.ndarray
+    ) -> np.ndarray:
+        """New stocks, top first, from ``cards[i, :counts[i]]`` (the pile but its top)."""
+
+    def steal(
+        self, state: State, games: np.ndarray, drawer: np.ndarray, victim: np.ndarray
+    ) -> np.ndarray:
+        """(n,) the card each drawer takes from the victim's hand."""
+
+
+class RandomChance:
+    """The default chance: each game's own counter-based stream (:mod:`.rng`)."""
+
+    def _numbers(self, state: State, games: np.ndarray, count: int) -> np.ndarray:
+        values = rng.draw_u64(state.rng_key[games], state.rng_counter[games], count)
+        state.rng_counter[games] += np.uint64(count)
+        return values
+
+    def deck(self, state: State, games: np.ndarray) -> np.ndarray:
+        return np.argsort(self._numbers(state, games, NUM_CARDS), axis=1).astype(np.int8)
+
+    def first_dealer(self, state: State, games: np.ndarray) -> np.ndarray:
+        values = self._numbers(state, games, 1)[:, 0]
+        return (values % np.uint64(state.players)).astype(np.int8)
+
+    def shuffle(self, state, games, cards, counts):
+        keys = self._numbers(state, games, NUM_CARDS)
+        keys[np.arange(NUM_CARDS)[None, :] >= counts[:, None]] = np.iinfo(np.uint64).max
+        order = np.argsort(keys, axis=1, kind="stable")
+        return np.take_along_axis(cards, order, axis=1)
+
+    def steal(self, state, games, drawer, victim):
+        hands = state.hand[games, victim]
+        counts = np.bitwise_count(hands).astype(np.uint64)
+        pick = self._numbers(state, games, 1)[:, 0] % counts
+        return _nth_card(hands, pick.astype(np.int64))
+
+
+RANDOM_CHANCE = RandomChance()
+
+
+def _nth_card(hands: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The ``index``-th lowest card of each hand."""
+    bits = np.unpackbits(hands.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    ranks = np.cumsum(bits[:, :NUM_CARDS], axis=1) - 1
+    hit = (bits[:, :NUM_CARDS] == 1) & (ranks == index[:, None])
+    return np.argmax(hit, axis=1).astype(np.int8)
+
+
+def _card_list(bits: int) -> list[int]:
+    return [c for c in range(NUM_CARDS) if bits >> c & 1]
+
+
+# --- construction ---------------------------------------------------------------------------
+
+
+def empty_state(rules: Rules | str, players: int, batch: int) -> State:
+    """A state of ``batch`` games with no match started (see :func:`init`)."""
+    rules = load_rules(rules)
+    rules.check_players(players)
+    if batch < 1:
+        raise ValueError(f"batch must be >= 1, got {batch}")
+    tables = compile_rules(rules)
+    B, P = batch, players
+
+    def zeros(shape, dtype):
+        return np.zeros(shape, dtype=dtype)
+
+    return State(
+        tables=tables,
+        players=P,
+        current_player=np.full(B, NOBODY, np.int8),
+        phase=np.full(B, DONE, np.int8),
+        legal=zeros((B, NUM_ACTIONS), np.int8),
+        terminated=zeros(B, bool),
+        truncated=zeros(B, bool),
+        totals=zeros((B, P), np.int32),
+        in_match=np.full(B, (1 << P) - 1, np.uint8),
+        dealer=zeros(B, np.int8),
+        round=zeros(B, np.int16),
+        turn=zeros(B, np.int32),
+        hand=zeros((B, P), np.uint64),
+        stock=zeros((B, NUM_CARDS), np.int8),
+        stock_size=zeros(B, np.int16),
+        discard=zeros((B, NUM_CARDS), np.int8),
+        discard_size=zeros(B, np.int16),
+        discard_bits=zeros(B, np.uint64),
+        top_card=np.full(B, NO_CARD, np.int8),
+        ordered_suit=np.full(B, -1, np.int8),
+        drawn_card=np.full(B, NO_CARD, np.int8),
+        pending=zeros(B, np.int16),
+        eliminated_round=np.full((B, P), -1, np.int16),
+        last_finisher=np.full(B, NOBODY, np.int8),
+        ranking=np.full((B, P), NOBODY, np.int8),
+        seed=zeros(B, np.int64),
+        rng_key=zeros(B, np.uint64),
+        rng_counter=zeros(B, np.uint64),
+        matches_played=zeros(B, np.int32),
+        rewards=zeros((B, P), np.float32),
+        round_points=zeros((B, P), np.int32),
+        rounds_ended=zeros(B, np.int16),
+        step_terminated=zeros(B, bool),
+        step_truncated=zeros(B, bool),
+        final_totals=zeros((B, P), np.int32),
+        final_ranking=np.full((B, P), NOBODY, np.int8),
+        ending=zeros(B, bool),
+        end_finisher=np.full(B, NOBODY, np.int8),
+        end_last_card=np.full(B, NO_CARD, np.int8),
+    )
+
+
+def init(
+    rules: Rules | str,
+    players: int,
+    batch: int = 1,
+    seed: int = 0,
+    *,
+    seeds: Sequence[int] | np.ndarray | None = None,
+    chance: Chance | None = None,
+    trace: Trace | None = None,
+    resolve_forced: bool = True,
+) -> State:
+    """Start ``batch`` matches and deal their first round.
+
+    Game ``b`` plays the match seed ``rng.game_seeds(seed, batch)[b]`` (or ``seeds[b]``);
+    a game's play depends on its own seed only, so ``init(..., seeds=[s])`` replays it alone.
+    """
+    state = empty_state(rules, players, batch)
+    if seeds is None:
+        match_seeds = rng.game_seeds(seed, batch)
+    else:
+        match_seeds = np.asarray(seeds, dtype=np.int64).reshape(-1)
+        if match_seeds.shape != (batch,) or (match_seeds < 0).any():
+            raise ValueError(f"seeds must be {batch} non-negative integers")
+    games = np.arange(batch)
+    _start_match(state, games, match_seeds, chance or RANDOM_CHANCE, trace)
+    _settle(state, games, chance or RANDOM_CHANCE, trace, resolve_forced)
+    return state
+
+
+def reset_games(
+    state: State,
+    games: np.ndarray,
+    seeds: np.ndarray | None = None,
+    *,
+    chance: Chance | None = None,
+    trace: Trace | None = None,
+) -> None:
+    """Start new matches in the given games (the next seed of each slot by default)."""
+    games = np.asarray(games, dtype=np.intp)
+    if seeds is None:
+        seeds = rng.next_seeds(state.seed[games])
+    _start_match(state, games, np.asarray(seeds, dtype=np.int64), chance or RANDOM_CHANCE, trace)
+    _settle(state, games, chance or RANDOM_CHANCE, trace, True)
+
+
+# --- the public step ------------------------------------------------------------------------
+
+
+def legal_mask(state: State) -> np.ndarray:
+    """(B, 42) int8: legal actions of the player to act (all zero once a match is over)."""
+    return state.legal
+
+
+def step(
+    state: State,
+    actions: np.ndarray | Sequence[int],
+    *,
+    auto_reset: bool = False,
+    chance: Chance | None = None,
+    trace: Trace | None = None,
+    resolve_forced: bool = True,
+) -> tuple[State, np.ndarray, np.ndarray]:
+    """Apply one action per game for its player to act, then resolve all that follows.
+
+    Actions of games whose match is over are ignored. Returns ``(state, rewards, done)``:
+    ``rewards`` (B, P) float32 are the match rewards of matches that ended in this step
+    (zero-sum by ranking, see :func:`match_rewards`; zero on truncation), ``done`` (B,) bool
+    marks them. With ``auto_reset`` those games start a new match at once (the next seed of
+    their slot); ``state.final_totals``/``final_ranking`` keep the finished match's result.
+    ``resolve_forced=False`` stops after the one decision (records list forced ones).
+    Raises :class:`IllegalActionError` for an illegal action, before changing anything.
+    """
+    chance = chance or RANDOM_CHANCE
+    actions = np.asarray(actions)
+    if actions.shape != (state.batch,):
+        raise ValueError(f"actions must have shape ({state.batch},), got {actions.shape}")
+    if not np.issubdtype(actions.dtype, np.integer):
+        raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
+    live = np.flatnonzero(state.phase != DONE)
+    chosen = actions[live].astype(np.int64)
+    in_range = (chosen >= 0) & (chosen < NUM_ACTIONS)
+    legal = np.zeros(live.shape, dtype=bool)
+    legal[in_range] = state.legal[live[in_range], chosen[in_range]] == 1
+    if not legal.all():
+        bad = int(np.flatnonzero(~legal)[0])
+        raise IllegalActionError(_illegal_message(state, int(live[bad]), int(chosen[bad])))
+
+    state.rewards.fill(0.0)
+    state.round_points.fill(0)
+    state.rounds_ended.fill(0)
+    state.step_terminated.fill(False)
+    state.step_truncated.fill(False)
+    _apply(state, live, chosen, False, chance, trace)
+    _settle(state, live, chance, trace, resolve_forced)
+    done = state.step_terminated | state.step_truncated
+    if auto_reset and done.any():
+        reset_games(state, np.flatnonzero(done), chance=chance, trace=trace)
+    return state, state.rewards.copy(), done
+
+
+def _illegal_message(state: State, game: int, action: int) -> str:
+    legal = [a for a in range(NUM_ACTIONS) if state.legal[game, a]]
+    name = action_name(action) if 0 <= action < NUM_ACTIONS else "not an action id"
+    return (
+        f"illegal action {action} ({name}) in game {game}: player "
+        f"{int(state.current_player[game])} is in phase {PHASE_NAMES[state.phase[game]]}; "
+        f"legal actions: {', '.join(f'{a} ({action_name(a)})' for a in legal)}"
+    )
+
+
+def _settle(state: State, games: np.ndarray, chance: Chance, trace, resolve_forced: bool) -> None:
+    """Recompute masks; apply forced decisions (one legal action) until none is left."""
+    games = games[state.phase[games] != DONE]
+    while games.size:
+        mask = _compute_mask(state, games)
+        state.legal[games] = mask
+        if not resolve_forced:
+            break
+        forced = mask.sum(axis=1, dtype=np.int16) == 1
+        games = games[forced]
+        if not games.size:
+            break
+        actions = np.argmax(mask[forced], axis=1)
+        _apply(state, games, actions, True, chance, trace)
+        games = games[state.phase[games] != DONE]
+
+
+# --- legal actions --------------------------------------------------------------------------
+
+
+def _playable(state: State, games: np.ndarray) -> np.ndarray:
+    """Cards playable now onto each game's top card (RULES.md §2)."""
+    tables = state.tables
+    return tables.playable[state.top_card[games], state.ordered_suit[games] + 1]
+
+
+def _can_draw(state: State, games: np.ndarray) -> np.ndarray:
+    """Whether a card can be drawn: stock, a reshuffle, or a steal (RULES.md §6)."""
+    if state.tables.steal:
+        return np.ones(games.shape, dtype=bool)
+    return (state.stock_size[games] > 0) | (state.discard_size[games] > 1)
+
+
+def _compute_mask(state: State, games: np.ndarray) -> np.ndarray:
+    tables = state.tables
+    phase = state.phase[games]
+    player = state.current_player[games]
+    hand = state.hand[games, player]
+    top = state.top_card[games]
+    allowed = tables.playable[top, state.ordered_suit[games] + 1]
+    is_respond = phase == RESPOND
+    if tables.stacking:
+        allowed = np.where(is_respond, tables.respond[top], allowed)
+    is_after = phase == AFTER_DRAW
+    if not tables.after_draw_any:
+        allowed = np.where(is_after, allowed & CARD_BIT[state.drawn_card[games]], allowed)
+    is_order = phase == ORDER
+    cards = hand & np.where(is_order, _U64_0, allowed)
+    has_card = cards != _U64_0
+    is_play = phase == PLAY
+    is_cover = phase == COVER
+    if tables.voluntary_draw:
+        wants_draw = (is_play & (top != NO_CARD)) | (is_cover & ~has_card)
+    else:
+        wants_draw = (is_play | is_cover) & ~has_card
+    can_draw = _can_draw(state, games)
+    mask = np.empty((games.size, NUM_ACTIONS), dtype=np.int8)
+    mask[:, :NUM_CARDS] = np.unpackbits(
+        cards.view(np.uint8).reshape(-1, 8), axis=1, count=NUM_CARDS, bitorder="little"
+    )
+    mask[:, ORDER_BASE:DRAW] = is_order[:, None]
+    mask[:, DRAW] = (wants_draw & can_draw) | is_respond
+    mask[:, PASS] = is_after | (wants_draw & ~can_draw)
+    return mask
+
+
+# --- applying one decision ------------------------------------------------------------------
+
+
+def _apply(
+    state: State, games: np.ndarray, actions: np.ndarray, forced: bool, chance: Chance, trace
+) -> None:
+    """Apply one decision in each of ``games`` (all legal), then end rounds and truncate."""
+    if trace is not None:
+        players = state.current_player[games]
+        for game, player, action in zip(
+            games.tolist(), players.tolist(), actions.tolist(), strict=False
+        ):
+            trace.emit(
+                game, {"type": "action", "player": player, "action": action, "forced": forced}
+            )
+    state.turn[games] += 1
+    phase = state.phase[games]
+    is_card = actions < NUM_CARDS
+    is_order = (actions >= ORDER_BASE) & (actions < DRAW)
+    is_draw = actions == DRAW
+    is_pass = actions == PASS
+    if is_card.any():
+        _play(state, games[is_card], actions[is_card].astype(np.int8), chance, trace)
+    if is_order.any():
+        _order(
+            state, games[is_order], (actions[is_order] - ORDER_BASE).astype(np.int8), chance, trace
+        )
+    if is_draw.any():
+        draw_phase = phase[is_draw]
+        draw_games = games[is_draw]
+        _draw_action(state, draw_games[draw_phase == PLAY], chance, trace)
+        _cover_draw(state, draw_games[draw_phase == COVER], chance, trace)
+        _accept_penalty(state, draw_games[draw_phase == RESPOND], chance, trace)
+    if is_pass.any():
+        pass_games = games[is_pass]
+        lapse = phase[is_pass] == COVER
+        _lapse_cover(state, pass_games[lapse])
+        _pass_turn(state, pass_games[~lapse])
+    ending = games[state.ending[games]]
+    if ending.size:
+        _end_rounds(state, ending, chance, trace)
+    live = games[state.phase[games] != DONE]
+    over = live[state.turn[live] >= state.tables.max_turns]
+    if over.size:
+        _truncate(state, over, trace)
+
+
+def _next_seat(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    return NEXT_SEAT[state.in_match[games].astype(np.intp) * 8 + seats]
+
+
+def _play(state: State, games: np.ndarray, cards: np.ndarray, chance, trace) -> None:
+    tables = state.tables
+    player = state.current_player[games]
+    bits = CARD_BIT[cards]
+    hand = state.hand[games, player] & ~bits
+    state.hand[games, player] = hand
+    state.discard[games, state.discard_size[games]] = cards
+    state.discard_size[games] += 1
+    state.discard_bits[games] |= bits
+    state.top_card[games] = cards
+    state.ordered_suit[games] = -1
+    state.drawn_card[games] = NO_CARD
+    cover = tables.cover[cards]
+    finishing = hand == _U64_0
+    if not tables.cover_can_finish:
+        finishing &= ~cover
+    if finishing.any():
+        _mark_round_end(state, games[finishing], player[finishing], cards[finishing])
+    rest = ~finishing
+    orders = rest & tables.order_suit[cards]
+    state.phase[games[orders]] = ORDER
+    covers = rest & ~orders & cover
+    state.phase[games[covers]] = COVER
+    passes = rest & ~orders & ~cover
+    if passes.any():
+        _pass_with_effects(state, games[passes], player[passes], cards[passes], chance, trace)
+
+
+def _order(state: State, games: np.ndarray, suits: np.ndarray, chance, trace) -> None:
+    state.ordered_suit[games] = suits
+    top = state.top_card[games]
+    covers = state.tables.cover[top]
+    state.phase[games[covers]] = COVER
+    rest = ~covers
+    if rest.any():
+        _pass_with_effects(
+            state, games[rest], state.current_player[games[rest]], top[rest], chance, trace
+        )
+
+
+def _pass_with_effects(
+    state: State, games: np.ndarray, player: np.ndarray, cards: np.ndarray, chance, trace
+) -> None:
+    """The turn passes from ``player`` after ``cards`` took effect (RULES.md §5)."""
+    tables = state.tables
+    penalty = state.pending[games] + tables.draw[cards]
+    target = _next_seat(state, games, player)
+    respond = np.zeros(games.shape, dtype=bool)
+    if tables.stacking:
+        respond = (penalty > 0) & ((state.hand[games, target] & tables.respond[cards]) != _U64_0)
+        responders = games[respond]
+        state.phase[responders] = RESPOND
+        state.current_player[responders] = target[respond]
+        state.pending[responders] = penalty[respond]
+    draws = ~respond & (penalty > 0)
+    if draws.any():
+        _draw_many(state, games[draws], target[draws], penalty[draws], chance, trace)
+    moves = games[~respond]
+    state.pending[moves] = 0
+    target = target[~respond]
+    skips = tables.skip[cards[~respond]]
+    state.current_player[moves] = np.where(skips, _next_seat(state, moves, target), target)
+    state.phase[moves] = PLAY
+
+
+def _pass_turn(state: State, games: np.ndarray) -> None:
+    if games.size:
+        state.current_player[games] = _next_seat(state, games, state.current_player[games])
+        state.phase[games] = PLAY
+        state.drawn_card[games] = NO_CARD
+
+
+def _lapse_cover(state: State, games: np.ndarray) -> None:
+    """PASS in COVER: nothing can be drawn, the obligation lapses (RULES.md §4, §7)."""
+    if not games.size:
+        return
+    player = state.current_player[games]
+    empty = state.hand[games, player] == _U64_0
+    if empty.any():
+        _mark_round_end(state, games[empty], player[empty], state.top_card[games[empty]])
+    _pass_turn(state, games[~empty])
+
+
+def _draw_action(state: State, games: np.ndarray, chance, trace) -> None:
+    """DRAW in PLAY: one card, or until a playable one (RULES.md §4)."""
+    if not games.size:
+        return
+    player = state.current_player[games]
+    drawn = _draw_one(state, games, player, chance, trace)
+    last = drawn.copy()
+    if state.tables.until_playable:
+        going = (drawn != NO_CARD) & ~state.ending[games]
+        going &= (CARD_BIT[drawn] & _playable(state, games)) == _U64_0
+        while going.any():
+            index = np.flatnonzero(going)
+            more = _draw_one(state, games[index], player[index], chance, trace)
+            got = more != NO_CARD
+            last[index[got]] = more[got]
+            going[index] = (
+                got
+                & ~state.ending[games[index]]
+                & ((CARD_BIT[more] & _playable(state, games[index])) == _U64_0)
+            )
+    state.drawn_card[games] = last
+    state.phase[games] = AFTER_DRAW
+
+
+def _cover_draw(state: State, games: np.ndarray, chance, trace) -> None:
+    """DRAW in COVER: one card, and the obligation stays (RULES.md §4)."""
+    if games.size:
+        _draw_one(state, games, state.current_player[games], chance, trace)
+
+
+def _accept_penalty(state: State, games: np.ndarray, chance, trace) -> None:
+    """DRAW in RESPOND: take the whole stacked penalty, then skip if the top card skips."""
+    if not games.size:
+        return
+    player = state.current_player[games]
+    _draw_many(state, games, player, state.pending[games], chance, trace)
+    state.pending[games] = 0
+    skips = state.tables.skip[state.top_card[games]]
+    state.current_player[games] = np.where(skips, _next_seat(state, games, player), player)
+    state.phase[games] = PLAY
+
+
+# --- drawing, reshuffles, steals --------------------------------------------------------------
+
+
+def _draw_many(
+    state: State, games: np.ndarray, player: np.ndarray, count: np.ndarray, chance, trace
+) -> None:
+    """Each player takes ``count`` cards; what cannot be drawn is forgiven (RULES.md §6)."""
+    going = (count > 0) & ~state.ending[games]
+    taken = 0
+    while going.any():
+        index = np.flatnonzero(going)
+        drawn = _draw_one(state, games[index], player[index], chance, trace)
+        taken += 1
+        going[index] = (drawn != NO_CARD) & (count[index] > taken) & ~state.ending[games[index]]
+
+
+def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace) -> np.ndarray:
+    """Each player takes the top card of the stock; NO_CARD where nothing can be drawn."""
+    empty = state.stock_size[games] == 0
+    if empty.any():
+        _reshuffle(state, games[empty], chance, trace)
+    size = state.stock_size[games]
+    has = size > 0
+    drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
+    if has.all():
+        size = size - 1
+        drawn = state.stock[games, size]
+        state.stock_size[games] = size
+        state.hand[games, player] |= CARD_BIT[drawn]
+        return drawn
+    if has.any():
+        with_stock, seats = games[has], player[has]
+        size = size[has] - 1
+        cards = state.stock[with_stock, size]
+        state.stock_size[with_stock] = size
+        state.hand[with_stock, seats] |= CARD_BIT[cards]
+        drawn[has] = cards
+    if state.tables.steal:
+        lacking = np.flatnonzero(~has)
+        drawn[lacking] = _steal(state, games[lacking], player[lacking], chance, trace)
+    return drawn
+
+
+def _reshuffle(state: State, games: np.ndarray, chance, trace) -> None:
+    """The pile but its top card becomes the stock (RULES.md §6)."""
+    games = games[state.discard_size[games] > 1]
+    if not games.size:
+        return
+    counts = state.discard_size[games].astype(np.int64) - 1
+    pile = state.discard[games]
+    if state.tables.flip:
+        new_stock = pile  # oldest first is top first
+    else:
+        cards = np.where(np.arange(NUM_CARDS)[None, :] < counts[:, None], pile, -1)
+        new_stock = chance.shuffle(state, games, cards.astype(np.int8), counts)
+    # the stock array is a stack: its last live entry is the top card
+    column = counts[:, None] - 1 - np.arange(NUM_CARDS)[None, :]
+    stack = np.take_along_axis(new_stock, np.maximum(column, 0), axis=1)
+    state.stock[games] = np.where(column >= 0, stack, 0)
+    state.stock_size[games] = counts
+    top = state.top_card[games]
+    state.discard[games, 0] = top
+    state.discard_size[games] = 1
+    state.discard_bits[games] = CARD_BIT[top]
+    if trace is not None:
+        for game, row, count in zip(
+            games.tolist(), new_stock.tolist(), counts.tolist(), strict=False
+        ):
+            trace.emit(game, {"type": "reshuffle", "stock": row[:count]})
+
+
+def _steal(state: State, games: np.ndarray, drawer: np.ndarray, chance, trace) -> np.ndarray:
+    """The drawer takes a random card from the next player clockwise who holds cards."""
+    holding = np.zeros(games.shape, dtype=np.intp)
+    for seat in range(state.players):
+        holding |= (state.hand[games, seat] != _U64_0).astype(np.intp) << seat
+    holding &= ~(1 << drawer.astype(np.intp))
+    victim = NEXT_SEAT[holding * 8 + drawer]
+    drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
+    someone = victim != NOBODY  # nobody holds a card: the draw is forgiven
+    if not someone.all():
+        games, drawer, victim = games[someone], drawer[someone], victim[someone]
+        if not games.size:
+            return drawn
+    cards = np.asarray(chance.steal(state, games, drawer, victim), dtype=np.int8)
+    drawn[someone] = cards
+    bits = CARD_BIT[cards]
+    state.hand[games, victim] &= ~bits
+    state.hand[games, drawer] |= bits
+    if trace is not None:
+        for game, who, whom, card in zip(
+            games.tolist(), drawer.tolist(), victim.tolist(), cards.tolist(), strict=False
+        ):
+            trace.emit(game, {"type": "steal", "player": who, "from": whom, "card": card})
+    emptied = (state.hand[games, victim] == _U64_0) & ~state.ending[games]
+    if emptied.any():
+        _mark_round_end(
+            state, games[emptied], victim[emptied], np.full(int(emptied.sum()), NO_CARD, np.int8)
+        )
+    return drawn
+
+
+# --- round and match end ----------------------------------------------------------------------
+
+
+def _mark_round_end(
+    state: State, games: np.ndarray, finisher: np.ndarray, last_card: np.ndarray
+) -> None:
+    state.ending[games] = True
+    state.end_finisher[games] = finisher
+    state.end_last_card[games] = last_card
+
+
+def hand_points(state: State, games: np.ndarray | None = None) -> np.ndarray:
+    """(n, P) int32: points of the cards each seat holds (RULES.md §7)."""
+    hands = state.hand if games is None else state.hand[games]
+    bits = np.unpackbits(
+        hands.view(np.uint8).reshape(*hands.shape, 8), axis=-1, count=NUM_CARDS, bitorder="little"
+    )
+    return bits.astype(np.int32) @ state.tables.points
+
+
+def _end_rounds(state: State, games: np.ndarray, chance, trace) -> None:
+    """Score the round, apply the reset and eliminations, then deal or end the match."""
+    tables = state.tables
+    finisher = state.end_finisher[games]
+    last_card = state.end_last_card[games]
+    if tables.last_card_effects:
+        penalty = state.pending[games] + tables.draw[last_card]
+        hit = penalty > 0
+        state.ending[games] = False
+        if hit.any():
+            _draw_many(
+                state,
+                games[hit],
+                _next_seat(state, games[hit], finisher[hit]),
+                penalty[hit],
+                chance,
+                trace,
+            )
+    # The round is already over: a steal that emptied a hand above ends nothing more.
+    state.ending[games] = False
+    seats = np.arange(state.players)
+    in_bits = state.in_match[games].astype(np.intp)
+    was_in = (in_bits[:, None] >> seats[None, :]) & 1 == 1
+    points = hand_points(state, games) * tables.bonus_multiplier[last_card][:, None]
+    is_finisher = seats[None, :] == finisher[:, None]
+    points = np.where(is_finisher, tables.bonus_points[last_card][:, None], points)
+    points = np.where(was_in, points, 0)
+    totals = state.totals[games] + points
+    if tables.reset_at_target:
+        totals = np.where(was_in & (totals == tables.target), 0, totals)
+    state.totals[games] = totals
+    state.round_points[games] += points
+    state.rounds_ended[games] += 1
+    going_out = was_in & (totals > tables.target)
+    state.eliminated_round[games] = np.where(
+        going_out, state.round[games][:, None], state.eliminated_round[games]
+    )
+    out_bits = (going_out.astype(np.intp) << seats[None, :]).sum(axis=1)
+    still_in = in_bits & ~out_bits
+    state.in_match[games] = still_in
+    state.last_finisher[games] = finisher
+    if tables.first_loser:
+        match_over = out_bits != 0
+    else:
+        match_over = np.bitwise_count(still_in.astype(np.uint8)) <= 1
+    if trace is not None:
+        for i, game in enumerate(games.tolist()):
+            now_out = [p for p in range(state.players) if not (still_in[i] >> p & 1)]
+            trace.emit(
+                game,
+                {
+                    "type": "round_end",
+                    "finisher": int(finisher[i]),
+                    "last_card": None if last_card[i] == NO_CARD else int(last_card[i]),
+                    "points": [
+                        int(points[i, p]) if was_in[i, p] else None for p in range(state.players)
+                    ],
+                    "totals": [int(t) for t in totals[i]],
+                    "out": now_out,
+                },
+            )
+    if match_over.any():
+        _end_match(state, games[match_over], truncated=False, trace=trace)
+    going_on = games[~match_over]
+    if going_on.size:
+        state.round[going_on] += 1
+        if tables.leader_plays:
+            leader = finisher[~match_over]
+            gone = ((state.in_match[going_on].astype(np.intp) >> leader) & 1) == 0
+            dealer = np.where(gone, _next_seat(state, going_on, leader), leader)
+        else:
+            dealer = _next_seat(state, going_on, state.dealer[going_on])
+        _start_round(state, going_on, dealer.astype(np.int8), chance, trace)
+
+
+def _truncate(state: State, games: np.ndarray, trace) -> None:
+    """A round reached max_turns: the match ends, truncated, without scoring the round."""
+    _end_match(state, games, truncated=True, trace=trace)
+
+
+def ranking_keys(state: State, games: np.ndarray) -> np.ndarray:
+    """(n, P) sort keys, lower is better: players in by total, then the eliminated,
+    those eliminated later first, each group by total (RULES.md §7, §8)."""
+    eliminated = state.eliminated_round[games].astype(np.int64)
+    group = np.where(eliminated < 0, 0, 1 + (np.iinfo(np.int16).max - eliminated))
+    return group * (1 << 32) + state.totals[games].astype(np.int64) + (1 << 31)
+
+
+def match_rewards(keys: np.ndarray) -> np.ndarray:
+    """Zero-sum rewards from ranking keys: +1 for the best to −1 for the worst, linear in
+    the place; tied players share the mean of their places' rewards."""
+    _n, players = keys.shape
+    place_reward = np.linspace(1.0, -1.0, players)
+    better = (keys[:, None, :] < keys[:, :, None]).sum(axis=2)
+    ties = (keys[:, None, :] == keys[:, :, None]).sum(axis=2)
+    # Tied players occupy places better .. better + ties - 1: average their rewards.
+    cumulative = np.concatenate([[0.0], np.cumsum(place_reward)])
+    shared = (cumulative[better + ties] - cumulative[better]) / ties
+    return shared.astype(np.float32)
+
+
+def _end_match(state: State, games: np.ndarray, *, truncated: bool, trace) -> None:
+    keys = ranking_keys(state, games)
+    order = np.argsort(keys, axis=1, kind="stable").astype(np.int8)
+    state.ranking[games] = order
+    state.final_ranking[games] = order
+    state.final_totals[games] = state.totals[games]
+    if truncated:
+        state.truncated[games] = True
+        state.step_truncated[games] = True
+    else:
+        state.terminated[games] = True
+        state.step_terminated[games] = True
+        state.rewards[games] = match_rewards(keys)
+    state.phase[games] = DONE
+    state.current_player[games] = NOBODY
+    state.legal[games] = 0
+    state.matches_played[games] += 1
+    if trace is not None:
+        for i, game in enumerate(games.tolist()):
+            trace.emit(
+                game,
+                {
+                    "type": "match_end",
+                    "ranking": [int(p) for p in order[i]],
+                    "totals": [int(t) for t in state.totals[game]],
+                    "truncated": truncated,
+                },
+            )
+
+
+# --- match and round start --------------------------------------------------------------------
+
+
+def _start_match(state: State, games: np.ndarray, seeds: np.ndarray, chance, trace) -> None:
+    P = state.players
+    state.seed[games] = seeds
+    state.rng_key[games] = rng.key_of_seed(seeds)
+    state.rng_counter[games] = 0
+    state.totals[games] = 0
+    state.in_match[games] = (1 << P) - 1
+    state.eliminated_round[games] = -1
+    state.ranking[games] = NOBODY
+    state.terminated[games] = False
+    state.truncated[games] = False
+    state.round[games] = 0
+    state.last_finisher[games] = NOBODY
+    state.ending[games] = False
+    if trace is not None:
+        rules = state.rules.to_dict()
+        for game, seed in zip(games.tolist(), seeds.tolist(), strict=False):
+            trace.start_match(game)
+            trace.emit(
+                game,
+                {
+                    "type": "match",
+                    "version": RECORD_VERSION,
+                    "rules": rules,
+                    "players": P,
+                    "seed": int(seed),
+                },
+            )
+    dealer = np.asarray(chance.first_dealer(state, games), dtype=np.int8)
+    _start_round(state, games, dealer, chance, trace)
+
+
+def _start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, trace) -> None:
+    """Shuffle, deal one card at a time from the player after the dealer, and open."""
+    tables = state.tables
+    P = state.players
+    deck = np.asarray(chance.deck(state, games), dtype=np.int8)
+    state.dealer[games] = dealer
+    state.turn[games] = 0
+    state.pending[games] = 0
+    state.ordered_suit[games] = -1
+    state.drawn_card[games] = NO_CARD
+    if trace is not None:
+        for game, row, who, number in zip(
+            games.tolist(),
+            deck.tolist(),
+            dealer.tolist(),
+            state.round[games].tolist(),
+            strict=False,
+        ):
+            trace.emit(game, {"type": "round", "round": number, "dealer": who, "deck": row})
+    n = games.size
+    # Dealing order: next(dealer), next(next(dealer)), ..., dealer.
+    order = np.empty((n, P), dtype=np.intp)
+    seat = dealer.astype(np.intp)
+    for position in range(P):
+        seat = _next_seat(state, games, seat).astype(np.intp)
+        order[:, position] = seat
+    in_count = np.bitwise_count(state.in_match[games]).astype(np.intp)
+    dealt = in_count * tables.hand_size
+    position = np.arange(NUM_CARDS)[None, :]
+    receiver = np.take_along_axis(order, position % in_count[:, None], axis=1)
+    receiver = np.where(position < dealt[:, None], receiver, -1)
+    bits = CARD_BIT[deck]
+    hands = np.zeros((n, P), dtype=np.uint64)
+    for seat_index in range(P):
+        hands[:, seat_index] = np.bitwise_or.reduce(
+            np.where(receiver == seat_index, bits, _U64_0), axis=1
+        )
+    state.hand[games] = hands
+    state.stock[games] = deck[:, ::-1]
+    state.stock_size[games] = NUM_CARDS - dealt
+    state.discard_size[games] = 0
+    state.discard_bits[games] = 0
+    state.top_card[games] = NO_CARD
+    state.current_player[games] = dealer
+    state.phase[games] = PLAY
+    if tables.leader_plays:
+        return
+    opening = deck[np.arange(n), dealt - 1]
+    state.hand[games, dealer] &= ~CARD_BIT[opening]
+    state.discard[games, 0] = opening
+    state.discard_size[games] = 1
+    state.discard_bits[games] = CARD_BIT[opening]
+    state.top_card[games] = opening
+    # The opening card takes effect exactly as if the dealer had played it (RULES.md §3).
+    orders = tables.order_suit[opening]
+    state.phase[games[orders]] = ORDER
+    covers = ~orders & tables.cover[opening]
+    state.phase[games[covers]] = COVER
+    rest = ~orders & ~covers
+    if rest.any():
+        _pass_with_effects(state, games[rest], dealer[rest], opening[rest], chance, trace)
+    ending = games[state.ending[games]]
+    if ending.size:  # a steal on the opening penalty emptied a hand
+        _end_rounds(state, ending, chance, trace)
+
+
+# --- traces -------------------------------------------------------------------------------------
+
+
+class Trace:
+    """Collects record events (RULES.md §10) per game; ``matches`` holds finished ones."""
+
+    def __init__(self, batch: int):
+        self.current: list[list[dict[str, Any]]] = [[] for _ in range(batch)]
+        self.matches: list[list[dict[str, Any]]] = []
+
+    def start_match(self, game: int) -> None:
+        self.current[game] = []
+
+    def emit(self, game: int, event: dict[str, Any]) -> None:
+        self.current[game].append(event)
+        if event["type"] == "match_end":
+            self.matches.append(self.current[game])
+
+
+def describe(state: State, game: int = 0) -> str:
+    """A one-game text dump for debugging (the envs have the readable renderer)."""
+    lines = [
+        f"round {int(state.round[game])} turn {int(state.turn[game])} "
+        f"phase {PHASE_NAMES[state.phase[game]]} player {int(state.current_player[game])} "
+        f"dealer {int(state.dealer[game])}",
+        f"top {card_name(int(state.top_card[game])) if state.top_card[game] != NO_CARD else '-'}"
+        f" ordered {int(state.ordered_suit[game])} stock {int(state.stock_size[game])}"
+        f" pending {int(state.pending[game])}",
+    ]
+    for seat in range(state.players):
+        cards = " ".join(card_name(c) for c in _card_list(int(state.hand[game, seat])))
+        lines.append(f"  seat {seat}: total {int(state.totals[game, seat])} [{cards}]")
+    return "\n".join(lines)

@@ -1,0 +1,473 @@
+"""The rule set (RULES.md §11): a frozen, validated :class:`Rules` and its presets.
+
+A rule set is data. Presets are the YAML files in ``sto_odno_env/presets/`` (also reachable
+as ``configs/rules/``); a YAML file may start from ``base: PRESET`` and override keys.
+Every error is a :class:`RulesError` naming the key path, the bad value and what is allowed.
+
+>>> rules = Rules.preset("classic").replace(stacking=True)
+>>> rules.effect_of(parse_card("K♠")).draw
+4
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from .cards import (
+    NUM_CARDS,
+    RANK_NAMES,
+    SUIT_SYMBOLS,
+    CardParseError,
+    card_name,
+    parse_card,
+    parse_rank,
+    rank_of,
+)
+
+PRESET_DIR = Path(__file__).resolve().parent / "presets"
+PRESETS = ("classic", "yard", "nines", "encyclopedia", "ukrainian")
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+
+OPENINGS = ("dealer_blind", "leader_plays")
+DRAW_RULES = ("one", "until_playable")
+AFTER_DRAW = ("drawn_card", "any_card")
+RESHUFFLES = ("shuffle", "flip")
+EMPTY_STOCK = ("skip", "steal")
+MATCH_ENDS = ("last_survivor", "first_loser")
+
+
+class RulesError(ValueError):
+    """A rule set that does not fit the schema of RULES.md §11."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Effect:
+    """What a played card does (RULES.md §5)."""
+
+    draw: int = 0
+    skip: bool = False
+    cover: bool = False
+    order_suit: bool = False
+    wild: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Bonus:
+    """What finishing a round on a card is worth (RULES.md §7)."""
+
+    points: int = 0
+    multiplier: int = 1
+
+
+_EFFECT_FIELDS = {field.name: field.type for field in dataclasses.fields(Effect)}
+_BONUS_FIELDS = {field.name: field.type for field in dataclasses.fields(Bonus)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """One rule set, exactly the schema of RULES.md §11.
+
+    Build it with :meth:`preset`, :meth:`from_yaml` or :meth:`from_dict`; change it with
+    :meth:`replace`. Effect and bonus keys are canonical: a rank (``"6"``…``"A"``) or a card
+    with its suit symbol (``"K♠"``). A card key replaces its rank key entirely.
+    """
+
+    name: str
+    players: tuple[int, int]
+    hand_size: int
+    opening: str
+    effects: Mapping[str, Effect]
+    draw_rule: str
+    voluntary_draw: bool
+    after_draw: str
+    reshuffle: str
+    empty_stock: str
+    stacking: bool
+    last_card_effects: bool
+    cover_can_finish: bool
+    points: Mapping[str, int]
+    finish_bonus: Mapping[str, Bonus]
+    target: int
+    reset_at_target: bool
+    match_end: str
+    max_turns: int
+
+    # --- construction -------------------------------------------------------------------
+
+    @classmethod
+    def preset(cls, name: str) -> Rules:
+        """The named preset: one of ``classic yard nines encyclopedia ukrainian``."""
+        if name not in PRESETS:
+            raise RulesError(f"unknown preset {name!r}; allowed: {', '.join(PRESETS)}")
+        return cls.from_yaml(PRESET_DIR / f"{name}.yaml")
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Rules:
+        """Load a rule set from a YAML file (which may start with ``base: PRESET``)."""
+        path = Path(path)
+        if not path.is_file():
+            raise RulesError(f"rules file {str(path)!r} does not exist")
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise RulesError(f"rules file {str(path)!r} is not valid YAML: {error}") from None
+        if not isinstance(data, Mapping):
+            raise RulesError(f"rules file {str(path)!r} must hold a mapping of rule keys")
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        """Validate a mapping of the §11 schema (plus an optional ``base``) into Rules.
+
+        With ``base: PRESET`` the preset's keys are the defaults; ``effects``,
+        ``finish_bonus`` and ``points`` then merge key by key (an entry given replaces the
+        base entry of that key; ``{}`` removes an effect). Without a base every key is required.
+        """
+        if not isinstance(data, Mapping):
+            raise RulesError(f"rules must be a mapping, got {type(data).__name__}")
+        data = dict(data)
+        if "base" in data:
+            base_name = data.pop("base")
+            if not isinstance(base_name, str) or base_name not in PRESETS:
+                raise RulesError(
+                    f"base: {base_name!r} is not a preset; allowed: {', '.join(PRESETS)}"
+                )
+            merged = Rules.preset(base_name).to_dict()
+            for key, value in data.items():
+                if key in ("effects", "finish_bonus", "points") and isinstance(value, Mapping):
+                    merged[key] = _merge_keyed(merged[key], value, key)
+                else:
+                    merged[key] = value
+            data = merged
+        return cls(**_validate(data))
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with some top-level keys changed, validated like :meth:`from_dict`."""
+        merged = self.to_dict()
+        for key, value in changes.items():
+            merged[key] = _plain(value)
+        return Rules.from_dict(merged)
+
+    # --- export -------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full rule set as plain data, every key present (the record's ``rules``)."""
+        return {
+            "name": self.name,
+            "players": list(self.players),
+            "hand_size": self.hand_size,
+            "opening": self.opening,
+            "effects": {key: dataclasses.asdict(e) for key, e in self.effects.items()},
+            "draw_rule": self.draw_rule,
+            "voluntary_draw": self.voluntary_draw,
+            "after_draw": self.after_draw,
+            "reshuffle": self.reshuffle,
+            "empty_stock": self.empty_stock,
+            "stacking": self.stacking,
+            "last_card_effects": self.last_card_effects,
+            "cover_can_finish": self.cover_can_finish,
+            "points": dict(self.points),
+            "finish_bonus": {key: dataclasses.asdict(b) for key, b in self.finish_bonus.items()},
+            "target": self.target,
+            "reset_at_target": self.reset_at_target,
+            "match_end": self.match_end,
+            "max_turns": self.max_turns,
+        }
+
+    def to_yaml(self) -> str:
+        """The rule set as YAML text that :meth:`from_yaml` reads back."""
+        return yaml.safe_dump(self.to_dict(), allow_unicode=True, sort_keys=False)
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.to_dict(), sort_keys=True))
+
+    # --- per-card lookups (the engine compiles these into tables) -------------------------
+
+    def effect_of(self, card: int) -> Effect:
+        """The effect of a card: its card key if present, else its rank key, else none."""
+        if card_name(card) in self.effects:
+            return self.effects[card_name(card)]
+        return self.effects.get(RANK_NAMES[rank_of(card)], Effect())
+
+    def bonus_of(self, card: int) -> Bonus:
+        """The finish bonus of a card: its card key if present, else its rank key, else none."""
+        if card_name(card) in self.finish_bonus:
+            return self.finish_bonus[card_name(card)]
+        return self.finish_bonus.get(RANK_NAMES[rank_of(card)], Bonus())
+
+    def points_of(self, card: int) -> int:
+        """The points a card in hand scores at round end."""
+        return self.points[RANK_NAMES[rank_of(card)]]
+
+    def check_players(self, players: int) -> None:
+        """Raise a RulesError unless ``players`` is allowed by this rule set."""
+        low, high = self.players
+        if isinstance(players, bool) or not isinstance(players, int) or not low <= players <= high:
+            raise RulesError(
+                f"players: {players!r} is not allowed by rules {self.name!r}; "
+                f"allowed: {low}..{high}"
+            )
+
+
+# --- validation ---------------------------------------------------------------------------
+
+_TOP_LEVEL = tuple(field.name for field in dataclasses.fields(Rules))
+
+
+def _plain(value: Any) -> Any:
+    """Rules objects' parts back to plain data, so replace() can take either."""
+    if isinstance(value, Effect | Bonus):
+        return dataclasses.asdict(value)
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _merge_keyed(base: Mapping, override: Mapping, path: str) -> dict:
+    merged = dict(base)
+    for key, value in override.items():
+        canonical = _canonical_key(key, path, allow_cards=path != "points")
+        for existing in list(merged):
+            if _canonical_key(existing, path, allow_cards=path != "points") == canonical:
+                del merged[existing]
+        merged[canonical] = value
+    return merged
+
+
+def _canonical_key(key: Any, path: str, *, allow_cards: bool = True) -> str:
+    """``"K♠"``, ``"KS"`` or ``"ks"`` → ``"K♠"``; ``6`` or ``"6"`` → ``"6"``."""
+    if isinstance(key, bool):
+        raise RulesError(f"{path}: key {key!r} is not a rank or card")
+    try:
+        return RANK_NAMES[parse_rank(key)]
+    except CardParseError:
+        pass
+    if allow_cards:
+        try:
+            return card_name(parse_card(str(key)))
+        except CardParseError:
+            pass
+    allowed = "a rank (" + ", ".join(RANK_NAMES) + ")"
+    if allow_cards:
+        allowed += " or a card such as K♠ or KS"
+    raise RulesError(f"{path}: unknown key {key!r}; allowed: {allowed}")
+
+
+def _expect_int(value: Any, path: str, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"{path}: {value!r} is not an integer")
+    if minimum is not None and value < minimum:
+        raise RulesError(f"{path}: {value!r} is too small; allowed: an integer >= {minimum}")
+    return value
+
+
+def _expect_bool(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise RulesError(f"{path}: {value!r} is not a boolean; allowed: true, false")
+    return value
+
+
+def _expect_choice(value: Any, path: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise RulesError(f"{path}: {value!r} is not allowed; allowed: {', '.join(allowed)}")
+    return value
+
+
+def _expect_mapping(value: Any, path: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise RulesError(f"{path}: {value!r} is not a mapping")
+    return value
+
+
+def _entry(value: Any, path: str, fields: dict[str, Any], cls: type) -> Any:
+    value = {} if value is None else _expect_mapping(value, path)
+    unknown = sorted(set(map(str, value)) - set(fields))
+    if unknown:
+        raise RulesError(f"{path}: unknown key {unknown[0]!r}; allowed: {', '.join(fields)}")
+    kwargs = {}
+    for name, kind in fields.items():
+        if name not in value:
+            continue
+        item_path = f"{path}.{name}"
+        if kind in ("bool", bool):
+            kwargs[name] = _expect_bool(value[name], item_path)
+        elif name == "multiplier":
+            kwargs[name] = _expect_int(value[name], item_path, minimum=1)
+        elif name == "draw":
+            kwargs[name] = _expect_int(value[name], item_path, minimum=0)
+        else:
+            kwargs[name] = _expect_int(value[name], item_path)
+    return cls(**kwargs)
+
+
+def _validate(data: dict[str, Any]) -> dict[str, Any]:
+    unknown = [key for key in data if key not in _TOP_LEVEL]
+    if unknown:
+        raise RulesError(f"unknown key {unknown[0]!r}; allowed: {', '.join(_TOP_LEVEL)} (and base)")
+    missing = [key for key in _TOP_LEVEL if key not in data]
+    if missing:
+        raise RulesError(
+            f"missing key {missing[0]!r}; a rule set needs every key of RULES.md §11 "
+            "(or `base: PRESET` to take the rest from a preset)"
+        )
+    out: dict[str, Any] = {}
+    if not isinstance(data["name"], str) or not data["name"]:
+        raise RulesError(f"name: {data['name']!r} is not a non-empty string")
+    out["name"] = data["name"]
+
+    players = data["players"]
+    if (
+        not isinstance(players, list | tuple)
+        or len(players) != 2
+        or any(isinstance(p, bool) or not isinstance(p, int) for p in players)
+    ):
+        raise RulesError(f"players: {players!r} is not a pair [low, high] of integers")
+    low, high = players
+    if not MIN_PLAYERS <= low <= high <= MAX_PLAYERS:
+        raise RulesError(
+            f"players: {list(players)!r} is outside the allowed range; allowed: "
+            f"{MIN_PLAYERS} <= low <= high <= {MAX_PLAYERS}"
+        )
+    out["players"] = (low, high)
+
+    out["hand_size"] = _expect_int(data["hand_size"], "hand_size", minimum=1)
+    if out["hand_size"] * high > NUM_CARDS - 1:
+        raise RulesError(
+            f"hand_size: {out['hand_size']} cards for up to {high} players needs "
+            f"{out['hand_size'] * high} cards; the deal must leave the stock at least one of "
+            f"the {NUM_CARDS} cards (hand_size * players <= {NUM_CARDS - 1})"
+        )
+    out["opening"] = _expect_choice(data["opening"], "opening", OPENINGS)
+    if out["opening"] == "dealer_blind" and out["hand_size"] < 2:
+        raise RulesError(
+            f"hand_size: {out['hand_size']} leaves the dealer no card under dealer_blind "
+            "(the dealer's last card opens the round); allowed: hand_size >= 2"
+        )
+
+    effects = {}
+    for key, value in _expect_mapping(data["effects"], "effects").items():
+        canonical = _canonical_key(key, "effects")
+        if canonical in effects:
+            raise RulesError(f"effects: key {key!r} repeats {canonical!r}")
+        effect = _entry(value, f"effects.{canonical}", _EFFECT_FIELDS, Effect)
+        if effect.cover and (effect.draw or effect.skip):
+            raise RulesError(
+                f"effects.{canonical}: cover cannot be combined with draw or skip "
+                "(the turn never passes on a card that must be covered); allowed: "
+                "cover alone, or with order_suit and wild"
+            )
+        effects[canonical] = effect
+    out["effects"] = MappingProxyType(effects)
+
+    out["draw_rule"] = _expect_choice(data["draw_rule"], "draw_rule", DRAW_RULES)
+    out["voluntary_draw"] = _expect_bool(data["voluntary_draw"], "voluntary_draw")
+    out["after_draw"] = _expect_choice(data["after_draw"], "after_draw", AFTER_DRAW)
+    out["reshuffle"] = _expect_choice(data["reshuffle"], "reshuffle", RESHUFFLES)
+    out["empty_stock"] = _expect_choice(data["empty_stock"], "empty_stock", EMPTY_STOCK)
+    for key in ("stacking", "last_card_effects", "cover_can_finish"):
+        out[key] = _expect_bool(data[key], key)
+
+    points_in = _expect_mapping(data["points"], "points")
+    points = {}
+    for key, value in points_in.items():
+        canonical = _canonical_key(key, "points", allow_cards=False)
+        points[canonical] = _expect_int(value, f"points.{canonical}")
+    absent = [rank for rank in RANK_NAMES if rank not in points]
+    if absent:
+        raise RulesError(
+            f"points: rank {absent[0]!r} is missing; points needs exactly the nine rank "
+            f"keys {', '.join(RANK_NAMES)}"
+        )
+    out["points"] = MappingProxyType({rank: points[rank] for rank in RANK_NAMES})
+
+    bonuses = {}
+    for key, value in _expect_mapping(data["finish_bonus"], "finish_bonus").items():
+        canonical = _canonical_key(key, "finish_bonus")
+        if canonical in bonuses:
+            raise RulesError(f"finish_bonus: key {key!r} repeats {canonical!r}")
+        bonuses[canonical] = _entry(value, f"finish_bonus.{canonical}", _BONUS_FIELDS, Bonus)
+    out["finish_bonus"] = MappingProxyType(bonuses)
+
+    out["target"] = _expect_int(data["target"], "target", minimum=1)
+    out["reset_at_target"] = _expect_bool(data["reset_at_target"], "reset_at_target")
+    out["match_end"] = _expect_choice(data["match_end"], "match_end", MATCH_ENDS)
+    out["max_turns"] = _expect_int(data["max_turns"], "max_turns", minimum=1)
+    return out
+
+
+def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set ``effects.Q.wild`` style paths in a rules mapping (used by ``--set``).
+
+    Rank and card segments are matched by meaning (``KS`` finds ``K♠``); a missing effect or
+    bonus entry is created empty first, so ``finish_bonus.K♠.points=-50`` adds a bonus.
+    """
+    parts = dotted.split(".")
+    if not all(parts):
+        raise RulesError(f"--set {dotted!r}: empty segment in the key path")
+    node: Any = data
+    for depth, part in enumerate(parts[:-1]):
+        if not isinstance(node, dict):
+            raise RulesError(f"--set {dotted!r}: {'.'.join(parts[:depth])} is not a mapping")
+        if depth == 1 and parts[0] in ("effects", "finish_bonus", "points"):
+            canonical = _canonical_key(part, parts[0])
+            for existing in list(node):
+                if _canonical_key(existing, parts[0]) == canonical:
+                    node[canonical] = node.pop(existing)
+            part = canonical
+            node.setdefault(part, {})
+        elif part not in node:
+            raise RulesError(
+                f"--set {dotted!r}: unknown key {part!r}; allowed: {', '.join(map(str, node))}"
+            )
+        node = node[part]
+    if not isinstance(node, dict):
+        raise RulesError(f"--set {dotted!r}: {'.'.join(parts[:-1])} is not a mapping")
+    last = parts[-1]
+    if len(parts) == 2 and parts[0] in ("effects", "finish_bonus", "points"):
+        canonical = _canonical_key(last, parts[0])
+        for existing in list(node):
+            if _canonical_key(existing, parts[0]) == canonical:
+                del node[existing]
+        last = canonical
+    node[last] = value
+
+
+def load_rules(spec: str | Path | Rules | Mapping[str, Any]) -> Rules:
+    """A Rules from a preset name, a YAML path, a mapping or a Rules (returned as is)."""
+    if isinstance(spec, Rules):
+        return spec
+    if isinstance(spec, Mapping):
+        return Rules.from_dict(spec)
+    text = str(spec)
+    if text in PRESETS:
+        return Rules.preset(text)
+    if text.endswith((".yaml", ".yml")) or Path(text).exists():
+        return Rules.from_yaml(text)
+    raise RulesError(f"rules {text!r} is neither a preset ({', '.join(PRESETS)}) nor a YAML file")
+
+
+__all__ = [
+    "AFTER_DRAW",
+    "DRAW_RULES",
+    "EMPTY_STOCK",
+    "MATCH_ENDS",
+    "OPENINGS",
+    "PRESETS",
+    "RESHUFFLES",
+    "SUIT_SYMBOLS",
+    "Bonus",
+    "Effect",
+    "Rules",
+    "RulesError",
+    "load_rules",
+    "set_path",
+]
