@@ -41,6 +41,10 @@ NOBODY = -1
 RECORD_VERSION = 1
 
 _U64_0 = np.uint64(0)
+_U64_1 = np.uint64(1)
+_DRAW_BIT = np.uint64(1 << DRAW)
+_PASS_BIT = np.uint64(1 << PASS)
+_ORDER_BITS = np.uint64(0b1111 << ORDER_BASE)
 
 
 def _next_seat_table() -> np.ndarray:
@@ -77,7 +81,7 @@ class State:
     # public
     current_player: np.ndarray  # (B,) int8, NOBODY once the match is over
     phase: np.ndarray  # (B,) int8
-    legal: np.ndarray  # (B, 42) int8 mask of the player to act
+    legal_bits: np.ndarray  # (B,) uint64: bit a set when action a is legal for the player to act
     terminated: np.ndarray  # (B,) bool
     truncated: np.ndarray  # (B,) bool
     totals: np.ndarray  # (B, P) int32
@@ -126,6 +130,11 @@ class State:
     def batch(self) -> int:
         """Number of games."""
         return self.phase.shape[0]
+
+    @property
+    def legal(self) -> np.ndarray:
+        """(B, 42) int8 legal-action mask of the player to act (all zero once over)."""
+        return unpack_actions(self.legal_bits)
 
     @property
     def done(self) -> np.ndarray:
@@ -252,7 +261,7 @@ def empty_state(rules: Rules | str, players: int, batch: int) -> State:
         players=P,
         current_player=np.full(B, NOBODY, np.int8),
         phase=np.full(B, DONE, np.int8),
-        legal=zeros((B, NUM_ACTIONS), np.int8),
+        legal_bits=zeros(B, np.uint64),
         terminated=zeros(B, bool),
         truncated=zeros(B, bool),
         totals=zeros((B, P), np.int32),
@@ -340,7 +349,34 @@ def reset_games(
 
 def legal_mask(state: State) -> np.ndarray:
     """(B, 42) int8: legal actions of the player to act (all zero once a match is over)."""
-    return state.legal
+    return unpack_actions(state.legal_bits)
+
+
+def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """A uniformly random legal action per game, from 42-bit masks and uniforms in [0, 1).
+
+    Picks the k-th legal action, k = floor(u * count), by a binary search over popcounts
+    (six rounds), with no (B, 42) array. Games with no legal action get 0.
+    """
+    bits = np.asarray(legal_bits, dtype=np.uint64)
+    count = np.bitwise_count(bits)
+    rank = (np.asarray(uniform) * count).astype(np.uint8)
+    position = np.zeros(bits.shape, dtype=np.uint8)
+    for width in (32, 16, 8, 4, 2, 1):
+        low = np.bitwise_count(bits & np.uint64((1 << width) - 1))
+        upper = rank >= low
+        rank -= np.where(upper, low, np.uint8(0))
+        bits = np.where(upper, bits >> np.uint64(width), bits)
+        position += np.where(upper, np.uint8(width), np.uint8(0))
+    return position.astype(np.int64)
+
+
+def unpack_actions(bits: np.ndarray) -> np.ndarray:
+    """(n, 42) int8 masks from 42-bit action masks."""
+    bits = np.ascontiguousarray(bits, dtype=np.uint64)
+    return np.unpackbits(
+        bits.view(np.uint8).reshape(-1, 8), axis=1, count=NUM_ACTIONS, bitorder="little"
+    ).view(np.int8)
 
 
 def step(
@@ -372,7 +408,8 @@ def step(
     chosen = actions[live].astype(np.int64)
     in_range = (chosen >= 0) & (chosen < NUM_ACTIONS)
     legal = np.zeros(live.shape, dtype=bool)
-    legal[in_range] = state.legal[live[in_range], chosen[in_range]] == 1
+    shift = chosen[in_range].astype(np.uint64)
+    legal[in_range] = (state.legal_bits[live[in_range]] >> shift) & _U64_1 == _U64_1
     if not legal.all():
         bad = int(np.flatnonzero(~legal)[0])
         raise IllegalActionError(_illegal_message(state, int(live[bad]), int(chosen[bad])))
@@ -391,7 +428,7 @@ def step(
 
 
 def _illegal_message(state: State, game: int, action: int) -> str:
-    legal = [a for a in range(NUM_ACTIONS) if state.legal[game, a]]
+    legal = [a for a in range(NUM_ACTIONS) if int(state.legal_bits[game]) >> a & 1]
     name = action_name(action) if 0 <= action < NUM_ACTIONS else "not an action id"
     return (
         f"illegal action {action} ({name}) in game {game}: player "
@@ -401,18 +438,19 @@ def _illegal_message(state: State, game: int, action: int) -> str:
 
 
 def _settle(state: State, games: np.ndarray, chance: Chance, trace, resolve_forced: bool) -> None:
-    """Recompute masks; apply forced decisions (one legal action) until none is left."""
+    """Recompute legal actions; apply forced decisions (one legal action) until none is left."""
     games = games[state.phase[games] != DONE]
     while games.size:
-        mask = _compute_mask(state, games)
-        state.legal[games] = mask
+        bits = _legal_bits(state, games)
+        state.legal_bits[games] = bits
         if not resolve_forced:
             break
-        forced = mask.sum(axis=1, dtype=np.int16) == 1
+        # A power of two has one legal action: its index is the popcount of bits - 1.
+        forced = (bits & (bits - _U64_1)) == _U64_0
         games = games[forced]
         if not games.size:
             break
-        actions = np.argmax(mask[forced], axis=1)
+        actions = np.bitwise_count(bits[forced] - _U64_1).astype(np.int64)
         _apply(state, games, actions, True, chance, trace)
         games = games[state.phase[games] != DONE]
 
@@ -433,11 +471,11 @@ def _can_draw(state: State, games: np.ndarray) -> np.ndarray:
     return (state.stock_size[games] > 0) | (state.discard_size[games] > 1)
 
 
-def _compute_mask(state: State, games: np.ndarray) -> np.ndarray:
+def _legal_bits(state: State, games: np.ndarray) -> np.ndarray:
+    """42-bit masks of the legal actions of the player to act (RULES.md §4, §5, §6)."""
     tables = state.tables
     phase = state.phase[games]
-    player = state.current_player[games]
-    hand = state.hand[games, player]
+    hand = state.hand[games, state.current_player[games]]
     top = state.top_card[games]
     allowed = tables.playable[top, state.ordered_suit[games] + 1]
     is_respond = phase == RESPOND
@@ -447,7 +485,7 @@ def _compute_mask(state: State, games: np.ndarray) -> np.ndarray:
     if not tables.after_draw_any:
         allowed = np.where(is_after, allowed & CARD_BIT[state.drawn_card[games]], allowed)
     is_order = phase == ORDER
-    cards = hand & np.where(is_order, _U64_0, allowed)
+    cards = hand & allowed
     has_card = cards != _U64_0
     is_play = phase == PLAY
     is_cover = phase == COVER
@@ -456,14 +494,10 @@ def _compute_mask(state: State, games: np.ndarray) -> np.ndarray:
     else:
         wants_draw = (is_play | is_cover) & ~has_card
     can_draw = _can_draw(state, games)
-    mask = np.empty((games.size, NUM_ACTIONS), dtype=np.int8)
-    mask[:, :NUM_CARDS] = np.unpackbits(
-        cards.view(np.uint8).reshape(-1, 8), axis=1, count=NUM_CARDS, bitorder="little"
-    )
-    mask[:, ORDER_BASE:DRAW] = is_order[:, None]
-    mask[:, DRAW] = (wants_draw & can_draw) | is_respond
-    mask[:, PASS] = is_after | (wants_draw & ~can_draw)
-    return mask
+    bits = np.where(is_order, _ORDER_BITS, cards)
+    bits |= np.where((wants_draw & can_draw) | is_respond, _DRAW_BIT, _U64_0)
+    bits |= np.where(is_after | (wants_draw & ~can_draw), _PASS_BIT, _U64_0)
+    return bits
 
 
 # --- applying one decision ------------------------------------------------------------------
@@ -880,7 +914,7 @@ def _end_match(state: State, games: np.ndarray, *, truncated: bool, trace) -> No
         state.rewards[games] = match_rewards(keys)
     state.phase[games] = DONE
     state.current_player[games] = NOBODY
-    state.legal[games] = 0
+    state.legal_bits[games] = 0
     state.matches_played[games] += 1
     if trace is not None:
         for i, game in enumerate(games.tolist()):

@@ -45,10 +45,9 @@ def rules_with_overrides(spec: str | Rules, overrides: Sequence[str] = ()) -> Ru
     return Rules.from_dict(data)
 
 
-def random_actions(mask: np.ndarray, generator: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of an int8 mask (rows may be all zero)."""
-    scores = generator.random(mask.shape, dtype=np.float32) * mask
-    return np.argmax(scores, axis=1)
+def random_actions(state: engine.State, generator: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per game (0 where the match is over)."""
+    return engine.sample_actions(state.legal_bits, generator.random(state.batch))
 
 
 def play_random_matches(
@@ -64,7 +63,7 @@ def play_random_matches(
         trace = engine.Trace(len(chunk_seeds))
         state = engine.init(rules, players, len(chunk_seeds), seeds=chunk_seeds, trace=trace)
         while not state.done.all():
-            engine.step(state, random_actions(state.legal, generator), trace=trace)
+            engine.step(state, random_actions(state, generator), trace=trace)
         records.extend(trace.current)
     return records
 
