@@ -387,25 +387,36 @@ def step(
     chance: Chance | None = None,
     trace: Trace | None = None,
     resolve_forced: bool = True,
+    games: np.ndarray | None = None,
 ) -> tuple[State, np.ndarray, np.ndarray]:
     """Apply one action per game for its player to act, then resolve all that follows.
 
     Actions of games whose match is over are ignored. Returns ``(state, rewards, done)``:
-    ``rewards`` (B, P) float32 are the match rewards of matches that ended in this step
-    (zero-sum by ranking, see :func:`match_rewards`; zero on truncation), ``done`` (B,) bool
-    marks them. With ``auto_reset`` those games start a new match at once (the next seed of
-    their slot); ``state.final_totals``/``final_ranking`` keep the finished match's result.
+    ``rewards`` (B, P) float32 are match rewards earned in this step, ``done`` (B,) bool
+    marks matches that ended. A player's match reward (see :func:`match_rewards`) comes
+    once: when the match ends, or when the player is eliminated under ``last_survivor``
+    (its place is final then). A truncated match gives no reward to those still in.
+    With ``auto_reset`` finished games start a new match at once (the next seed of their
+    slot); ``state.final_totals``/``final_ranking`` keep the finished match's result.
+    ``games`` (indices) steps only those games, with one action each.
     ``resolve_forced=False`` stops after the one decision (records list forced ones).
     Raises :class:`IllegalActionError` for an illegal action, before changing anything.
     """
     chance = chance or RANDOM_CHANCE
     actions = np.asarray(actions)
-    if actions.shape != (state.batch,):
-        raise ValueError(f"actions must have shape ({state.batch},), got {actions.shape}")
+    expected = (state.batch,) if games is None else (len(games),)
+    if actions.shape != expected:
+        raise ValueError(f"actions must have shape {expected}, got {actions.shape}")
     if not np.issubdtype(actions.dtype, np.integer):
         raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
-    live = np.flatnonzero(state.phase != DONE)
-    chosen = actions[live].astype(np.int64)
+    if games is None:
+        live_rows = np.flatnonzero(state.phase != DONE)
+        live = live_rows
+    else:
+        games = np.asarray(games, dtype=np.intp)
+        live_rows = np.flatnonzero(state.phase[games] != DONE)
+        live = games[live_rows]
+    chosen = actions[live_rows].astype(np.int64)
     in_range = (chosen >= 0) & (chosen < NUM_ACTIONS)
     legal = np.zeros(live.shape, dtype=bool)
     shift = chosen[in_range].astype(np.uint64)
@@ -832,9 +843,9 @@ def _end_rounds(state: State, games: np.ndarray, chance, trace) -> None:
     state.round_points[games] += points
     state.rounds_ended[games] += 1
     going_out = was_in & (totals > tables.target)
-    state.eliminated_round[games] = np.where(
-        going_out, state.round[games][:, None], state.eliminated_round[games]
-    )
+    eliminated_round = np.where(going_out, state.round[games][:, None],
+                                state.eliminated_round[games])
+    state.eliminated_round[games] = eliminated_round
     out_bits = (going_out.astype(np.intp) << seats[None, :]).sum(axis=1)
     still_in = in_bits & ~out_bits
     state.in_match[games] = still_in
@@ -859,6 +870,12 @@ def _end_rounds(state: State, games: np.ndarray, chance, trace) -> None:
                     "out": now_out,
                 },
             )
+    eliminations = going_out.any(axis=1) & ~match_over
+    if eliminations.any():
+        # An eliminated player's place is final: it is paid now, as it leaves.
+        paid = games[eliminations]
+        place_rewards = match_rewards(ranking_keys(state, paid))
+        state.rewards[paid] += np.where(going_out[eliminations], place_rewards, 0.0)
     if match_over.any():
         _end_match(state, games[match_over], truncated=False, trace=trace)
     going_on = games[~match_over]
@@ -911,7 +928,10 @@ def _end_match(state: State, games: np.ndarray, *, truncated: bool, trace) -> No
     else:
         state.terminated[games] = True
         state.step_terminated[games] = True
-        state.rewards[games] = match_rewards(keys)
+        # Players eliminated in earlier rounds were paid when they went out.
+        eliminated = state.eliminated_round[games]
+        unpaid = (eliminated < 0) | (eliminated == state.round[games][:, None])
+        state.rewards[games] += np.where(unpaid, match_rewards(keys), 0.0)
     state.phase[games] = DONE
     state.current_player[games] = NOBODY
     state.legal_bits[games] = 0

@@ -1,31 +1,35 @@
 """What a seat may know, as a float32 vector from its own point of view.
 
 One layout for every rule set and player count (other seats are padded to five), so a
-policy can move between 2 and 6 players. ``LAYOUT`` maps each name to its slice:
+policy can move between 2 and 6 players. ``LAYOUT`` maps each name to its slice. The first
+175 entries are 0/1 and every one-hot block has a last slot for "none", so exactly one
+entry of it is set:
 
 ================  ====  ===============================================================
 name              size  meaning
 ================  ====  ===============================================================
 hand              36    1 for each card the observer holds
-top_card          36    one-hot top card of the discard pile (all zero on an empty table)
-ordered_suit      4     one-hot suit ordered by the last queen (all zero for none)
-phase             5     one-hot phase: PLAY, AFTER_DRAW, COVER, ORDER, RESPOND
-drawn_card        36    one-hot card just drawn, only for the drawer in AFTER_DRAW
 discard           36    1 for each card in the discard pile (public), top card included
+others_in         5     1 while the seat that many places after the observer is in
+others_dealer     5     1 for the dealer (the leader under leader_plays) among them
+own_dealer        1     1 if the observer is the dealer
+top_card          37    one-hot top card; last slot: empty table
+ordered_suit      5     one-hot suit ordered by the last queen; last slot: none
+phase             6     one-hot PLAY, AFTER_DRAW, COVER, ORDER, RESPOND; last: match over
+drawn_card        37    one-hot card just drawn, only for the drawer in AFTER_DRAW; last: none
+to_act            7     one-hot seat to act, counted clockwise from the observer (0 = self);
+                        last slot: nobody (match over)
 pending           1     accumulated stacked penalty / 36
 stock_size        1     cards in the stock / 36
-to_act            6     one-hot seat to act, counted clockwise from the observer (0 = self)
-others_hand_size  5     hand size / 36 of the seats after the observer, clockwise
+others_hand_size  5     hand sizes / 36 of the seats after the observer, clockwise
 others_total      5     their totals / target
-others_in         5     1 while that seat is still in the match
-others_dealer     5     1 for the dealer (the leader under leader_plays)
 own_total         1     own total / target
-own_dealer        1     1 if the observer is the dealer
 num_players       1     players / 6
 ================  ====  ===============================================================
 
-Entries for seats beyond the player count are zero. Nothing hidden enters: the other
-hands and the stock order never change the vector (``tests/test_observation.py``).
+"Others" are the seats observer+1, observer+2, ... (mod players); entries for seats beyond
+the player count are zero. Nothing hidden enters: the other hands and the stock order never
+change the vector (``tests/test_observation.py``).
 """
 
 from __future__ import annotations
@@ -33,37 +37,38 @@ from __future__ import annotations
 import numpy as np
 
 from .cards import NUM_CARDS, NUM_SUITS
-from .engine import AFTER_DRAW, DONE, NOBODY, State
+from .engine import AFTER_DRAW, NOBODY, State
 from .rules import MAX_PLAYERS
-from .tables import NO_CARD
+from .tables import CARD_BIT
 
 NUM_PHASES = 5
 MAX_OTHERS = MAX_PLAYERS - 1
 CARD_SCALE = float(NUM_CARDS)
 
+# (name, size, kind): "bits" blocks are 0/1 flags, "onehot" blocks end in a "none" slot.
 _FIELDS = (
-    ("hand", NUM_CARDS),
-    ("top_card", NUM_CARDS),
-    ("ordered_suit", NUM_SUITS),
-    ("phase", NUM_PHASES),
-    ("drawn_card", NUM_CARDS),
-    ("discard", NUM_CARDS),
-    ("pending", 1),
-    ("stock_size", 1),
-    ("to_act", MAX_PLAYERS),
-    ("others_hand_size", MAX_OTHERS),
-    ("others_total", MAX_OTHERS),
-    ("others_in", MAX_OTHERS),
-    ("others_dealer", MAX_OTHERS),
-    ("own_total", 1),
-    ("own_dealer", 1),
-    ("num_players", 1),
+    ("hand", NUM_CARDS, "bits"),
+    ("discard", NUM_CARDS, "bits"),
+    ("others_in", MAX_OTHERS, "bits"),
+    ("others_dealer", MAX_OTHERS, "bits"),
+    ("own_dealer", 1, "bits"),
+    ("top_card", NUM_CARDS + 1, "onehot"),
+    ("ordered_suit", NUM_SUITS + 1, "onehot"),
+    ("phase", NUM_PHASES + 1, "onehot"),
+    ("drawn_card", NUM_CARDS + 1, "onehot"),
+    ("to_act", MAX_PLAYERS + 1, "onehot"),
+    ("pending", 1, "scalar"),
+    ("stock_size", 1, "scalar"),
+    ("others_hand_size", MAX_OTHERS, "scalar"),
+    ("others_total", MAX_OTHERS, "scalar"),
+    ("own_total", 1, "scalar"),
+    ("num_players", 1, "scalar"),
 )
 
 
 def _layout() -> dict[str, slice]:
     layout, start = {}, 0
-    for name, size in _FIELDS:
+    for name, size, _ in _FIELDS:
         layout[name] = slice(start, start + size)
         start += size
     return layout
@@ -71,13 +76,27 @@ def _layout() -> dict[str, slice]:
 
 LAYOUT: dict[str, slice] = _layout()
 OBS_SIZE: int = LAYOUT["num_players"].stop
+ONE_HOT_FIELDS = tuple(name for name, _, kind in _FIELDS if kind == "onehot")
+NUM_FLAGS = LAYOUT["to_act"].stop  # the 0/1 entries, packed as bits while building
+_WORDS = (NUM_FLAGS + 63) // 64
+_NO_DRAWN = NUM_CARDS  # the "none" slot of drawn_card
+_S_PENDING = LAYOUT["pending"].start - NUM_FLAGS
+_S_STOCK = LAYOUT["stock_size"].start - NUM_FLAGS
+_S_HANDS = LAYOUT["others_hand_size"].start - NUM_FLAGS
+_S_TOTALS = LAYOUT["others_total"].start - NUM_FLAGS
+_S_OWN_TOTAL = LAYOUT["own_total"].start - NUM_FLAGS
+_S_PLAYERS = LAYOUT["num_players"].start - NUM_FLAGS
+_U64 = np.uint64
 
-_HAND, _DISCARD = LAYOUT["hand"].start, LAYOUT["discard"].start
-_TOP, _SUIT = LAYOUT["top_card"].start, LAYOUT["ordered_suit"].start
-_PHASE, _DRAWN = LAYOUT["phase"].start, LAYOUT["drawn_card"].start
-_TO_ACT = LAYOUT["to_act"].start
-_OTHERS_HAND, _OTHERS_TOTAL = LAYOUT["others_hand_size"].start, LAYOUT["others_total"].start
-_OTHERS_IN, _OTHERS_DEALER = LAYOUT["others_in"].start, LAYOUT["others_dealer"].start
+
+def _place(words: np.ndarray, values: np.ndarray, name: str) -> None:
+    """OR ``values`` (uint64 bit fields) into the packed flag words at ``name``'s offset."""
+    offset = LAYOUT[name].start
+    width = LAYOUT[name].stop - offset
+    word, shift = divmod(offset, 64)
+    words[:, word] |= values << _U64(shift)
+    if shift + width > 64:
+        words[:, word + 1] |= values >> _U64(64 - shift)
 
 
 def observe(
@@ -87,63 +106,65 @@ def observe(
 
     ``seat`` is one seat for all games, a (B,) array, or None for the player to act
     (games whose match is over are then observed from seat 0). ``out`` reuses a buffer.
+    The 0/1 entries are built as packed bits and unpacked once, which keeps this cheap
+    at large batches.
     """
     B, P = state.batch, state.players
     games = np.arange(B)
-    if seat is None:
-        seat = np.maximum(state.current_player, 0)
-    seat = np.broadcast_to(np.asarray(seat), (B,)).astype(np.intp)
-    if seat.size and (seat.min() < 0 or seat.max() >= P):
-        raise ValueError(f"seat must be in 0..{P - 1}, got {np.unique(seat).tolist()}")
-    if out is None:
-        obs = np.zeros((B, OBS_SIZE), dtype=np.float32)
-    else:
-        obs = out
-        obs.fill(0.0)
-
-    bits = np.empty((B, 2), dtype=np.uint64)
-    bits[:, 0] = state.hand[games, seat]
-    bits[:, 1] = state.discard_bits
-    unpacked = np.unpackbits(bits.view(np.uint8).reshape(B, 16), axis=1, bitorder="little")
-    obs[:, _HAND : _HAND + NUM_CARDS] = unpacked[:, :NUM_CARDS]
-    obs[:, _DISCARD : _DISCARD + NUM_CARDS] = unpacked[:, 64 : 64 + NUM_CARDS]
-
-    top = state.top_card.astype(np.intp)
-    on_table = top != NO_CARD
-    obs[games[on_table], _TOP + top[on_table]] = 1.0
-    suit = state.ordered_suit.astype(np.intp)
-    ordered = suit >= 0
-    obs[games[ordered], _SUIT + suit[ordered]] = 1.0
-    phase = state.phase.astype(np.intp)
-    live = phase != DONE
-    obs[games[live], _PHASE + phase[live]] = 1.0
     current = state.current_player.astype(np.intp)
-    drawer = (phase == AFTER_DRAW) & (current == seat)
-    obs[games[drawer], _DRAWN + state.drawn_card[drawer].astype(np.intp)] = 1.0
-    acting = current != NOBODY
-    obs[games[acting], _TO_ACT + (current[acting] - seat[acting]) % P] = 1.0
+    if seat is None:
+        seat = np.maximum(current, 0)
+    else:
+        seat = np.broadcast_to(np.asarray(seat), (B,)).astype(np.intp)
+        if seat.size and (seat.min() < 0 or seat.max() >= P):
+            raise ValueError(f"seat must be in 0..{P - 1}, got {np.unique(seat).tolist()}")
+    obs = np.empty((B, OBS_SIZE), dtype=np.float32) if out is None else out
 
-    obs[:, LAYOUT["pending"].start] = state.pending / CARD_SCALE
-    obs[:, LAYOUT["stock_size"].start] = state.stock_size / CARD_SCALE
+    seat64 = seat.astype(_U64)
+    players = _U64(P)
+    hand = state.hand[games, seat]
+    words = np.empty((B, _WORDS), dtype=_U64)
+    words[:, 0] = hand | (state.discard_bits << _U64(NUM_CARDS))
+    words[:, 1] = state.discard_bits >> _U64(64 - NUM_CARDS)
+    words[:, 2:] = 0
+    # Rotate the in-match bits so bit k is the seat k+1 places after the observer.
+    in_match = state.in_match.astype(_U64)
+    after = seat64 + _U64(1)
+    rotated = (in_match >> after) | (in_match << (players - after))
+    _place(words, rotated & _U64((1 << (P - 1)) - 1), "others_in")
+    dealer = state.dealer.astype(np.intp)
+    dealer_after = (dealer - seat - 1) % P  # P - 1 when the observer deals
+    _place(words, CARD_BIT[np.where(dealer == seat, NUM_CARDS, dealer_after)], "others_dealer")
+    _place(words, (dealer == seat).astype(_U64), "own_dealer")
+    _place(words, CARD_BIT[state.top_card] | (state.top_card == NUM_CARDS).astype(_U64)
+           << _U64(NUM_CARDS), "top_card")
+    suit = np.where(state.ordered_suit < 0, NUM_SUITS, state.ordered_suit)
+    _place(words, _U64(1) << suit.astype(_U64), "ordered_suit")
+    _place(words, _U64(1) << state.phase.astype(_U64), "phase")
+    drawer = (state.phase == AFTER_DRAW) & (current == seat)
+    drawn = np.where(drawer, state.drawn_card, _NO_DRAWN).astype(_U64)
+    _place(words, _U64(1) << drawn, "drawn_card")
+    to_act = np.where(current == NOBODY, MAX_PLAYERS, (current - seat) % P).astype(_U64)
+    _place(words, _U64(1) << to_act, "to_act")
+    flags = np.unpackbits(words.view(np.uint8).reshape(B, 8 * _WORDS), axis=1,
+                          count=NUM_FLAGS, bitorder="little")
+    obs[:, :NUM_FLAGS] = flags
 
+    # The scalars go through a small contiguous block: one strided pass over ``obs``.
+    scalars = np.zeros((B, OBS_SIZE - NUM_FLAGS), dtype=np.float32)
     target = float(state.tables.target)
+    scalars[:, _S_PENDING] = state.pending / CARD_SCALE
+    scalars[:, _S_STOCK] = state.stock_size / CARD_SCALE
     others = (seat[:, None] + np.arange(1, P)[None, :]) % P
-    hand_sizes = np.bitwise_count(state.hand)
-    n_others = P - 1
-    obs[:, _OTHERS_HAND : _OTHERS_HAND + n_others] = (
-        np.take_along_axis(hand_sizes, others, axis=1) / CARD_SCALE
+    scalars[:, _S_HANDS : _S_HANDS + P - 1] = (
+        np.take_along_axis(np.bitwise_count(state.hand), others, axis=1) / CARD_SCALE
     )
-    obs[:, _OTHERS_TOTAL : _OTHERS_TOTAL + n_others] = (
+    scalars[:, _S_TOTALS : _S_TOTALS + P - 1] = (
         np.take_along_axis(state.totals, others, axis=1) / target
     )
-    obs[:, _OTHERS_IN : _OTHERS_IN + n_others] = (
-        state.in_match[:, None].astype(np.intp) >> others
-    ) & 1
-    dealer = state.dealer.astype(np.intp)
-    obs[:, _OTHERS_DEALER : _OTHERS_DEALER + n_others] = others == dealer[:, None]
-    obs[:, LAYOUT["own_total"].start] = state.totals[games, seat] / target
-    obs[:, LAYOUT["own_dealer"].start] = seat == dealer
-    obs[:, LAYOUT["num_players"].start] = P / MAX_PLAYERS
+    scalars[:, _S_OWN_TOTAL] = state.totals[games, seat] / target
+    scalars[:, _S_PLAYERS] = P / MAX_PLAYERS
+    obs[:, NUM_FLAGS:] = scalars
     return obs
 
 
@@ -164,8 +185,10 @@ class ObservationView:
         return self.obs[:, LAYOUT[name]]
 
     def _one_hot(self, name: str) -> np.ndarray:
+        """The set slot of a one-hot block, or -1 for its "none" slot."""
         block = self.field(name)
-        return np.where(block.any(axis=1), block.argmax(axis=1), -1)
+        index = block.argmax(axis=1)
+        return np.where(index == block.shape[1] - 1, -1, index)
 
     @property
     def hand(self) -> np.ndarray:

@@ -37,7 +37,7 @@ def game_seeds(seed: int, batch: int) -> np.ndarray:
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an integer, got {seed!r}")
-    base = np.uint64(int(seed) & ((1 << 64) - 1))
+    base = np.full(batch, int(seed) & ((1 << 64) - 1), dtype=np.uint64)
     index = np.arange(batch, dtype=np.uint64)
     return (mix64(base * _GOLDEN + index + np.uint64(1)) >> np.uint64(1)).astype(np.int64)
 
