@@ -1,19 +1,44 @@
 """sto_odno_env: a vectorised rules engine and RL environments for the card game 101.
 
-The engine (:mod:`sto_odno_env.engine`) steps a batch of games at once with numpy; the
-rule set (:class:`Rules`) drives it through lookup tables. Importing this package does not
-import torch.
+* :mod:`sto_odno_env.engine` steps a batch of games at once with numpy; the rule set
+  (:class:`Rules`) drives it through lookup tables.
+* :mod:`sto_odno_env.aec` is the PettingZoo AEC env ``sto_odno_v0`` (also
+  ``pettingzoo.make("aec", "sto_odno_v0")``).
+* :mod:`sto_odno_env.gym_env` has the Gymnasium single-agent env
+  (``gymnasium.make("StoOdno-v0")``) and the batched vector env;
+  :mod:`sto_odno_env.sb3` the stable-baselines3 VecEnv.
+
+Importing this package does not import torch.
 """
 
+import gymnasium as _gymnasium
+import pettingzoo as _pettingzoo
+
+from . import sto_odno_v0
 from .cards import card_name, parse_card, parse_cards
 from .engine import IllegalActionError, State, init, legal_mask, step
+from .observation import LAYOUT, OBS_SIZE, ObservationView, observe
 from .rules import PRESETS, Rules, RulesError, load_rules
 
 __version__ = "0.1.0"
 
+if "StoOdno-v0" not in _gymnasium.registry:
+    _gymnasium.register(
+        id="StoOdno-v0",
+        entry_point="sto_odno_env.gym_env:StoOdnoEnv",
+        vector_entry_point="sto_odno_env.gym_env:StoOdnoVectorEnv",
+    )
+if hasattr(_pettingzoo, "register") and "sto_odno_v0" not in getattr(
+    _pettingzoo, "aec_registry", {}
+):
+    _pettingzoo.register("aec", "sto_odno_v0", entry_point="sto_odno_env.aec:env")
+
 __all__ = [
+    "LAYOUT",
+    "OBS_SIZE",
     "PRESETS",
     "IllegalActionError",
+    "ObservationView",
     "Rules",
     "RulesError",
     "State",
@@ -21,7 +46,9 @@ __all__ = [
     "init",
     "legal_mask",
     "load_rules",
+    "observe",
     "parse_card",
     "parse_cards",
     "step",
+    "sto_odno_v0",
 ]

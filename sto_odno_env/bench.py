@@ -25,10 +25,10 @@ from collections.abc import Callable
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from . import engine  # noqa: E402
-from .observation import observe  # noqa: E402
+from . import engine
+from .observation import observe
 
 
 def _measure(run: Callable[[float], tuple[int, int]], seconds: float, repeats: int):
@@ -115,13 +115,18 @@ def engine_section(batches, player_counts, seconds, repeats) -> dict:
             run(min(0.2, seconds))  # warm up
             decisions, matches = _measure(run, seconds, repeats)
             results[(players, batch)] = decisions
-            rows.append([
-                "classic", str(players), str(batch), f"{decisions:,.0f}", f"{matches:,.1f}",
-                str(state.nbytes_per_game()),
-            ])
+            rows.append(
+                [
+                    "classic",
+                    str(players),
+                    str(batch),
+                    f"{decisions:,.0f}",
+                    f"{matches:,.1f}",
+                    str(state.nbytes_per_game()),
+                ]
+            )
     print("\n## Engine: random legal play, observation + mask every step (one core)\n")
-    print_table(["preset", "players", "batch", "decisions/s", "matches/s", "state B/game"],
-                rows)
+    print_table(["preset", "players", "batch", "decisions/s", "matches/s", "state B/game"], rows)
     return results
 
 
@@ -134,8 +139,10 @@ def openspiel_section(seconds, repeats) -> float | None:
     run(min(0.2, seconds))
     decisions, matches = _measure(run, seconds, repeats)
     print("\n## OpenSpiel crazy_eights (2 players, random legal, observation tensor)\n")
-    print_table(["system", "decisions/s", "matches/s"],
-                [["open_spiel crazy_eights", f"{decisions:,.0f}", f"{matches:,.1f}"]])
+    print_table(
+        ["system", "decisions/s", "matches/s"],
+        [["open_spiel crazy_eights", f"{decisions:,.0f}", f"{matches:,.1f}"]],
+    )
     return decisions
 
 
@@ -154,8 +161,10 @@ def main(argv: list[str] | None = None) -> None:
     spiel = openspiel_section(args.seconds, args.repeats)
     if spiel:
         ratio = results[(2, 8192)] / spiel
-        print(f"\nengine (2 players, batch 8192) / OpenSpiel crazy_eights: {ratio:.1f}x "
-              "decisions/s (target >= 20x)")
+        print(
+            f"\nengine (2 players, batch 8192) / OpenSpiel crazy_eights: {ratio:.1f}x "
+            "decisions/s (target >= 20x)"
+        )
     for section in EXTRA_SECTIONS:
         section(args.seconds, args.repeats, args.quick)
 

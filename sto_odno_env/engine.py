@@ -843,8 +843,9 @@ def _end_rounds(state: State, games: np.ndarray, chance, trace) -> None:
     state.round_points[games] += points
     state.rounds_ended[games] += 1
     going_out = was_in & (totals > tables.target)
-    eliminated_round = np.where(going_out, state.round[games][:, None],
-                                state.eliminated_round[games])
+    eliminated_round = np.where(
+        going_out, state.round[games][:, None], state.eliminated_round[games]
+    )
     state.eliminated_round[games] = eliminated_round
     out_bits = (going_out.astype(np.intp) << seats[None, :]).sum(axis=1)
     still_in = in_bits & ~out_bits

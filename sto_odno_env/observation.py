@@ -100,18 +100,26 @@ def _place(words: np.ndarray, values: np.ndarray, name: str) -> None:
 
 
 def observe(
-    state: State, seat: int | np.ndarray | None = None, out: np.ndarray | None = None
+    state: State,
+    seat: int | np.ndarray | None = None,
+    out: np.ndarray | None = None,
+    games: np.ndarray | None = None,
 ) -> np.ndarray:
     """(B, OBS_SIZE) float32 observations of ``seat`` in every game.
 
     ``seat`` is one seat for all games, a (B,) array, or None for the player to act
-    (games whose match is over are then observed from seat 0). ``out`` reuses a buffer.
-    The 0/1 entries are built as packed bits and unpacked once, which keeps this cheap
-    at large batches.
+    (games whose match is over are then observed from seat 0). ``games`` (indices)
+    observes only those games, giving (len(games), OBS_SIZE); ``seat`` then has one entry
+    per chosen game. ``out`` reuses a buffer. The 0/1 entries are built as packed bits and
+    unpacked once, which keeps this cheap at large batches.
     """
-    B, P = state.batch, state.players
-    games = np.arange(B)
-    current = state.current_player.astype(np.intp)
+    P = state.players
+
+    def rows(array: np.ndarray) -> np.ndarray:
+        return array if games is None else array[games]
+
+    current = rows(state.current_player).astype(np.intp)
+    B = current.shape[0]
     if seat is None:
         seat = np.maximum(current, 0)
     else:
@@ -119,50 +127,58 @@ def observe(
         if seat.size and (seat.min() < 0 or seat.max() >= P):
             raise ValueError(f"seat must be in 0..{P - 1}, got {np.unique(seat).tolist()}")
     obs = np.empty((B, OBS_SIZE), dtype=np.float32) if out is None else out
+    hands = rows(state.hand)
+    discard_bits = rows(state.discard_bits)
+    phase = rows(state.phase)
+    top_card = rows(state.top_card)
+    dealer = rows(state.dealer).astype(np.intp)
+    totals = rows(state.totals)
+    local = np.arange(B)
 
     seat64 = seat.astype(_U64)
     players = _U64(P)
-    hand = state.hand[games, seat]
     words = np.empty((B, _WORDS), dtype=_U64)
-    words[:, 0] = hand | (state.discard_bits << _U64(NUM_CARDS))
-    words[:, 1] = state.discard_bits >> _U64(64 - NUM_CARDS)
+    words[:, 0] = hands[local, seat] | (discard_bits << _U64(NUM_CARDS))
+    words[:, 1] = discard_bits >> _U64(64 - NUM_CARDS)
     words[:, 2:] = 0
     # Rotate the in-match bits so bit k is the seat k+1 places after the observer.
-    in_match = state.in_match.astype(_U64)
+    in_match = rows(state.in_match).astype(_U64)
     after = seat64 + _U64(1)
     rotated = (in_match >> after) | (in_match << (players - after))
     _place(words, rotated & _U64((1 << (P - 1)) - 1), "others_in")
-    dealer = state.dealer.astype(np.intp)
     dealer_after = (dealer - seat - 1) % P  # P - 1 when the observer deals
     _place(words, CARD_BIT[np.where(dealer == seat, NUM_CARDS, dealer_after)], "others_dealer")
     _place(words, (dealer == seat).astype(_U64), "own_dealer")
-    _place(words, CARD_BIT[state.top_card] | (state.top_card == NUM_CARDS).astype(_U64)
-           << _U64(NUM_CARDS), "top_card")
-    suit = np.where(state.ordered_suit < 0, NUM_SUITS, state.ordered_suit)
+    _place(
+        words,
+        CARD_BIT[top_card] | (top_card == NUM_CARDS).astype(_U64) << _U64(NUM_CARDS),
+        "top_card",
+    )
+    suit = rows(state.ordered_suit)
+    suit = np.where(suit < 0, NUM_SUITS, suit)
     _place(words, _U64(1) << suit.astype(_U64), "ordered_suit")
-    _place(words, _U64(1) << state.phase.astype(_U64), "phase")
-    drawer = (state.phase == AFTER_DRAW) & (current == seat)
-    drawn = np.where(drawer, state.drawn_card, _NO_DRAWN).astype(_U64)
+    _place(words, _U64(1) << phase.astype(_U64), "phase")
+    drawer = (phase == AFTER_DRAW) & (current == seat)
+    drawn = np.where(drawer, rows(state.drawn_card), _NO_DRAWN).astype(_U64)
     _place(words, _U64(1) << drawn, "drawn_card")
     to_act = np.where(current == NOBODY, MAX_PLAYERS, (current - seat) % P).astype(_U64)
     _place(words, _U64(1) << to_act, "to_act")
-    flags = np.unpackbits(words.view(np.uint8).reshape(B, 8 * _WORDS), axis=1,
-                          count=NUM_FLAGS, bitorder="little")
+    flags = np.unpackbits(
+        words.view(np.uint8).reshape(B, 8 * _WORDS), axis=1, count=NUM_FLAGS, bitorder="little"
+    )
     obs[:, :NUM_FLAGS] = flags
 
     # The scalars go through a small contiguous block: one strided pass over ``obs``.
     scalars = np.zeros((B, OBS_SIZE - NUM_FLAGS), dtype=np.float32)
     target = float(state.tables.target)
-    scalars[:, _S_PENDING] = state.pending / CARD_SCALE
-    scalars[:, _S_STOCK] = state.stock_size / CARD_SCALE
+    scalars[:, _S_PENDING] = rows(state.pending) / CARD_SCALE
+    scalars[:, _S_STOCK] = rows(state.stock_size) / CARD_SCALE
     others = (seat[:, None] + np.arange(1, P)[None, :]) % P
     scalars[:, _S_HANDS : _S_HANDS + P - 1] = (
-        np.take_along_axis(np.bitwise_count(state.hand), others, axis=1) / CARD_SCALE
+        np.take_along_axis(np.bitwise_count(hands), others, axis=1) / CARD_SCALE
     )
-    scalars[:, _S_TOTALS : _S_TOTALS + P - 1] = (
-        np.take_along_axis(state.totals, others, axis=1) / target
-    )
-    scalars[:, _S_OWN_TOTAL] = state.totals[games, seat] / target
+    scalars[:, _S_TOTALS : _S_TOTALS + P - 1] = np.take_along_axis(totals, others, axis=1) / target
+    scalars[:, _S_OWN_TOTAL] = totals[local, seat] / target
     scalars[:, _S_PLAYERS] = P / MAX_PLAYERS
     obs[:, NUM_FLAGS:] = scalars
     return obs

@@ -1,0 +1,311 @@
+"""PettingZoo AEC environment ``sto_odno_v0``: the card game 101, one decision at a time.
+
+| | |
+|---|---|
+| Import | ``from sto_odno_env import sto_odno_v0; env = sto_odno_v0.env()`` |
+| Agents | ``player_0`` … ``player_{P-1}`` (2–6 players) |
+| Actions | ``Discrete(42)``: 0–35 play card, 36–39 order suit ♠ ♣ ♦ ♥, 40 draw, 41 pass |
+| Observation | ``Dict(observation=Box(float32, (189,)), action_mask=Box(0, 1, (42,), int8))`` |
+
+A thin layer over the batched engine (:mod:`sto_odno_env.engine`) with a batch of one.
+
+**Keyword arguments.** ``rules`` (preset name, YAML path or :class:`Rules`, default
+``"classic"``), ``players`` (2–6, default 2), ``render_mode`` (None, ``"ansi"``,
+``"human"``), ``reward`` (``"match"`` or ``"round"``), ``illegal_action`` (``"raise"`` or
+``"penalize"``).
+
+**Observation.** The seat's own view (:mod:`sto_odno_env.observation`, ``LAYOUT``): its
+hand, the top card and ordered suit, the phase, the card it just drew, the discard pile,
+the stacked penalty, the stock size, and for each other seat clockwise its hand size,
+total, whether it is in and whether it deals. Nothing hidden. The mask is also in
+``infos[agent]["action_mask"]``; an agent not to act gets an all-zero mask.
+
+**Turns.** Decisions with exactly one legal action are taken by the engine and never
+shown. The same agent can act twice in a row: a queen is followed by its player's suit
+order (36–39), a card that must be covered by its cover, a skip in a duel by another turn.
+
+**Rewards.** ``reward="match"`` (default): zero at every step until the match ends, then
+zero-sum by final ranking: +1 for the first to −1 for the last, linear in the place (±1
+with two players; tied players share). Under ``last_survivor`` an eliminated player gets
+its reward when it goes out (its place is final then) and leaves ``agents`` through the
+dead-step convention. ``reward="round"``: in addition, at each round end every player in
+that round gets −(points it scored in the round) / target. A truncated match (RULES.md §8)
+gives no terminal reward (players eliminated earlier keep theirs).
+
+**Illegal actions.** ``illegal_action="raise"`` raises :class:`IllegalActionError` (a
+``ValueError``) naming the action, the phase and the legal actions; ``"penalize"`` gives
+the offender −1 and ends the match for everyone (as PettingZoo's TerminateIllegalWrapper).
+
+**Search.** ``state()`` returns a copy of the full engine state (all hands, the stock);
+``get_state()``/``set_state()`` snapshot and restore the env, ``clone()`` copies it.
+
+**Version history.** v0: first release.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import engine, rng
+from .cards import NUM_ACTIONS, action_name
+from .engine import IllegalActionError
+from .observation import LAYOUT, NUM_FLAGS, OBS_SIZE, observe
+from .render import RecentMoves, render_game
+from .rules import Rules, load_rules
+
+ENV_NAME = "sto_odno_v0"
+REWARDS = ("match", "round")
+ILLEGAL = ("raise", "penalize")
+
+
+def observation_space() -> spaces.Dict:
+    """The observation space shared by every seat (see the module docstring)."""
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    high[NUM_FLAGS:] = np.inf  # sizes and totals, scaled but unbounded
+    for name in ("others_total", "own_total"):
+        low[LAYOUT[name]] = -np.inf  # finish bonuses can take a total below zero
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        }
+    )
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC env wrapped in PettingZoo's order enforcing wrapper."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv, EzPickle):
+    """The unwrapped ``sto_odno_v0`` AEC env (see the module docstring)."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": ENV_NAME,
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        rules: str | Rules = "classic",
+        players: int = 2,
+        render_mode: str | None = None,
+        reward: str = "match",
+        illegal_action: str = "raise",
+    ):
+        EzPickle.__init__(self, rules, players, render_mode, reward, illegal_action)
+        super().__init__()
+        self.rules = load_rules(rules)
+        self.rules.check_players(players)
+        for name, value, allowed in (
+            ("render_mode", render_mode, (None, *self.metadata["render_modes"])),
+            ("reward", reward, REWARDS),
+            ("illegal_action", illegal_action, ILLEGAL),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name}={value!r} is not allowed; allowed: {allowed}")
+        self.players = players
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.possible_agents = [f"player_{p}" for p in range(players)]
+        self.agent_seat = {agent: p for p, agent in enumerate(self.possible_agents)}
+        shared_obs, shared_act = observation_space(), spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, shared_obs)
+        self.action_spaces = dict.fromkeys(self.possible_agents, shared_act)
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._moves = RecentMoves() if render_mode is not None else None
+        self._seed: int | None = None
+        self._game: engine.State | None = None
+
+    # --- spaces ----------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a match. ``reset(seed=S)`` plays the game ``engine.init(..., seed=S)`` plays."""
+        if seed is not None:
+            match_seed = int(rng.game_seeds(int(seed), 1)[0])
+        elif self._seed is not None:
+            match_seed = int(rng.next_seeds(np.array([self._seed]))[0])
+        else:
+            match_seed = int(np.random.SeedSequence().generate_state(2, np.uint64)[0] >> 1)
+        self._seed = match_seed
+        self._game = engine.init(self.rules, self.players, 1, seeds=[match_seed], trace=self._moves)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._mask = engine.legal_mask(self._game)[0]
+        self._select_current()
+
+    def _select_current(self) -> None:
+        seat = int(self._game.current_player[0])
+        if seat >= 0:
+            self.agent_selection = self.possible_agents[seat]
+        for agent in self.agents:
+            self.infos[agent]["action_mask"] = (
+                self._mask if agent == self.agent_selection else self._zero_mask
+            )
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seat[agent]
+        mask = (
+            self._mask
+            if agent == self.agent_selection
+            and not (self.terminations.get(agent) or self.truncations.get(agent))
+            else self._zero_mask
+        )
+        return {"observation": observe(self._game, seat)[0], "action_mask": mask.copy()}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self._game
+        seat = self.agent_seat[agent]
+        self._cumulative_rewards[agent] = 0.0
+        if action is None or not (0 <= int(action) < NUM_ACTIONS) or not self._mask[int(action)]:
+            self._illegal(agent, action)
+            return
+        in_before = int(game.in_match[0])
+        _, rewards, done = engine.step(game, np.array([int(action)]), trace=self._moves)
+        step_rewards = rewards[0].astype(float)
+        if self.reward_mode == "round" and game.rounds_ended[0]:
+            step_rewards -= game.round_points[0] / self.rules.target
+        self.rewards = {a: float(step_rewards[self.agent_seat[a]]) for a in self.agents}
+        self._accumulate_rewards()
+        if done[0]:
+            finished = self.truncations if game.truncated[0] else self.terminations
+            for other in self.agents:
+                finished[other] = True
+            self._mask = self._zero_mask
+        else:
+            self._mask = engine.legal_mask(game)[0]
+            gone = in_before & ~int(game.in_match[0])
+            for other in self.agents:
+                if gone >> self.agent_seat[other] & 1:
+                    self.terminations[other] = True
+        del seat
+        self._select_current()
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action: Any) -> None:
+        game = self._game
+        legal = [f"{a} ({action_name(a)})" for a in np.flatnonzero(self._mask)]
+        phase = engine.PHASE_NAMES[game.phase[0]]
+        if self.illegal_action == "raise":
+            shown = (
+                action_name(int(action))
+                if action is not None and 0 <= int(action) < NUM_ACTIONS
+                else "not an action id"
+            )
+            raise IllegalActionError(
+                f"illegal action {action!r} ({shown}) for {agent} in phase {phase}; "
+                f"legal actions: {', '.join(legal)}"
+            )
+        self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
+        self._accumulate_rewards()
+        for other in self.agents:
+            self.terminations[other] = True
+            self.infos[other]["action_mask"] = self._zero_mask
+        self.infos[agent]["illegal_action"] = (
+            f"{action!r} in phase {phase}; legal: {', '.join(legal)}"
+        )
+        self._mask = self._zero_mask
+
+    # --- search and debugging -------------------------------------------------------------
+
+    def state(self) -> engine.State:
+        """A copy of the full engine state (every hand and the stock order)."""
+        return self._game.copy()
+
+    def get_state(self) -> dict[str, Any]:
+        """A snapshot of the env that :meth:`set_state` restores."""
+        return {
+            "game": self._game.copy(),
+            "seed": self._seed,
+            "agents": self.agents[:],
+            "agent_selection": self.agent_selection,
+            "dicts": copy.deepcopy(
+                (
+                    self.rewards,
+                    self._cumulative_rewards,
+                    self.terminations,
+                    self.truncations,
+                    self.infos,
+                )
+            ),
+            "mask": self._mask.copy(),
+            "skip": getattr(self, "_skip_agent_selection", None),
+            "moves": copy.deepcopy(self._moves),
+        }
+
+    def set_state(self, snapshot: dict[str, Any]) -> None:
+        """Restore a snapshot taken by :meth:`get_state` (the snapshot stays reusable)."""
+        self._game = snapshot["game"].copy()
+        self._seed = snapshot["seed"]
+        self.agents = snapshot["agents"][:]
+        self.agent_selection = snapshot["agent_selection"]
+        (
+            self.rewards,
+            self._cumulative_rewards,
+            self.terminations,
+            self.truncations,
+            self.infos,
+        ) = copy.deepcopy(snapshot["dicts"])
+        self._mask = snapshot["mask"].copy()
+        self._skip_agent_selection = snapshot["skip"]
+        self._moves = copy.deepcopy(snapshot["moves"])
+        for agent in self.agents:
+            self.infos[agent]["action_mask"] = (
+                self._mask if agent == self.agent_selection else self._zero_mask
+            )
+
+    def clone(self) -> raw_env:
+        """An independent copy of this env in its current state."""
+        twin = raw_env(
+            self.rules, self.players, self.render_mode, self.reward_mode, self.illegal_action
+        )
+        twin.set_state(self.get_state())
+        return twin
+
+    # --- rendering --------------------------------------------------------------------------
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; nothing to draw")
+            return None
+        text = render_game(
+            self._game, 0, self.possible_agents, self._moves.moves if self._moves else ()
+        )
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,186 @@
+"""Gymnasium environments: one learner against opponent policies.
+
+* :class:`StoOdnoEnv` (``gymnasium.make("StoOdno-v0", ...)``): one game; the learner sits
+  in one seat (random every match by default, or ``learner_seat``), the other seats are
+  played by ``opponents`` (policies of :mod:`sto_odno_env.policy`, bots from ``agents``,
+  or any ``(observation, mask) -> action`` callable). ``step`` returns the learner's own
+  reward accumulated since its last decision. ``action_masks()`` serves sb3-contrib's
+  MaskablePPO; the mask is also in ``info["action_mask"]``.
+* :class:`StoOdnoVectorEnv`: ``num_envs`` games stepped at once on the batched engine, the
+  opponents evaluated batched; a ``gymnasium.vector.VectorEnv`` with same-step auto-reset
+  (``infos["final_obs"]`` and ``infos["_final_obs"]`` hold the ended episodes' last
+  observations). For stable-baselines3 use :class:`sto_odno_env.sb3.StoOdnoVecEnv`.
+
+Observations are the float32 vectors of :mod:`sto_odno_env.observation` (a ``Box``, so
+``MlpPolicy`` works); rewards as in the AEC env (``reward="match"`` or ``"round"``).
+An episode ends when the learner's match ends or the learner is eliminated. With
+``illegal_action="penalize"`` an illegal action gives −1 and ends the episode (checkers
+send unmasked random actions); with ``"raise"`` (default) it raises IllegalActionError.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .aec import observation_space as _dict_space
+from .cards import NUM_ACTIONS
+from .learner import LearnerGames
+from .render import render_game
+from .rules import Rules
+
+
+def learner_observation_space() -> spaces.Box:
+    """The Box of one learner observation (the AEC env's ``observation`` entry)."""
+    return _dict_space()["observation"]
+
+
+class StoOdnoEnv(gymnasium.Env):
+    """Single-agent 101: the learner's seat against opponent policies (see module doc)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: str | Rules = "classic",
+        players: int = 2,
+        opponents: Any = None,
+        learner_seat: int | None = None,
+        reward: str = "match",
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+    ):
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed; allowed: "
+                f"{self.metadata['render_modes']}"
+            )
+        self.games = LearnerGames(
+            rules, players, 1, opponents, learner_seat, reward, illegal_action
+        )
+        self.render_mode = render_mode
+        self.observation_space = learner_observation_space()
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._started = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(2**62))
+        observation = self.games.reset(seed=seed)[0].copy()
+        self._started = True
+        return observation, self._info()
+
+    def step(self, action):
+        if not self._started:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        result = self.games.step(np.array([int(action)]))
+        terminated = bool(result["terminated"][0])
+        truncated = bool(result["truncated"][0])
+        if terminated or truncated:
+            # The learner's episode is over; the table already dealt the next match, which
+            # reset() would replace, so step() needs a reset() first.
+            self._started = False
+            observation = result["final_observation"][0].copy()
+        else:
+            observation = result["observation"][0].copy()
+        info = self._info()
+        if result["illegal"][0]:
+            info["illegal_action"] = True
+        if self.render_mode == "human":
+            self.render()
+        return observation, float(result["reward"][0]), terminated, truncated, info
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.games.masks()[0], "learner_seat": int(self.games.learner[0])}
+
+    def action_masks(self) -> np.ndarray:
+        """(42,) bool legal actions of the learner (sb3-contrib's MaskablePPO)."""
+        return self.games.masks()[0].astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        text = render_game(self.games.state, 0, show_seat=int(self.games.learner[0]))
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+
+class StoOdnoVectorEnv(VectorEnv):
+    """``num_envs`` games on the batched engine, one learner seat each (see module doc)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 64,
+        rules: str | Rules = "classic",
+        players: int = 2,
+        opponents: Any = None,
+        learner_seat: int | None = None,
+        reward: str = "match",
+        illegal_action: str = "raise",
+    ):
+        self.games = LearnerGames(
+            rules, players, num_envs, opponents, learner_seat, reward, illegal_action
+        )
+        self.num_envs = num_envs
+        self.single_observation_space = learner_observation_space()
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._started = False
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Start every game. ``seed`` (int) seeds game ``b`` as the engine's game ``b``;
+        a list gives one match seed per game."""
+        if isinstance(seed, list | tuple | np.ndarray):
+            observations = self.games.reset(seeds=np.asarray(seed, dtype=np.int64))
+        else:
+            observations = self.games.reset(seed=seed)
+        self._started = True
+        return observations.copy(), self._infos()
+
+    def step(self, actions):
+        if not self._started:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        result = self.games.step(np.asarray(actions))
+        infos = self._infos()
+        if result["final_observation"] is not None:
+            ended = result["terminated"] | result["truncated"]
+            infos["final_obs"] = result["final_observation"]
+            infos["_final_obs"] = ended
+        if result["illegal"].any():
+            infos["illegal_action"] = result["illegal"]
+        return (
+            result["observation"].copy(),
+            result["reward"].copy(),
+            result["terminated"].copy(),
+            result["truncated"].copy(),
+            infos,
+        )
+
+    def _infos(self) -> dict[str, Any]:
+        return {
+            "action_mask": self.games.masks(),
+            "learner_seat": self.games.learner.astype(np.int64),
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 42) bool legal actions of the learner in every game."""
+        return self.games.masks().astype(bool)
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Swap the opponent policies (e.g. for self-play with a frozen copy)."""
+        self.games.set_opponents(opponents)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        pass

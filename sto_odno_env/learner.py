@@ -1,0 +1,260 @@
+"""B games with one learning seat each; the other seats are played by opponent policies.
+
+This is the batched core under the single-agent env, the Gymnasium vector env and the
+stable-baselines3 VecEnv. One :meth:`LearnerGames.step` applies the learner's action in
+every game, then lets the opponents move, batched, until the learner is to act again in
+every game: one policy call per opponent position (1..P-1 seats after the learner) per
+round of moves, for all games at once.
+
+An episode is the learner's match: it ends when the match ends (terminated, or truncated
+by RULES.md §8) or when the learner is eliminated under ``last_survivor`` (terminated:
+its place is final). The game then starts a new match at once (same-step auto-reset):
+the step returns the new episode's first observation and keeps the last one in
+``final_observation``. The learner's seat is drawn at random for every match unless
+``learner_seat`` fixes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import engine, rng
+from .cards import NUM_ACTIONS
+from .observation import OBS_SIZE, observe
+from .policy import RandomPolicy, as_policy
+from .rules import Rules, load_rules
+
+REWARDS = ("match", "round")
+ILLEGAL = ("raise", "penalize")
+
+
+class LearnerGames:
+    """The batched learner-versus-opponents table (see the module docstring).
+
+    ``opponents`` is one policy for every opponent position, or a sequence of P-1
+    policies: entry ``i`` plays the seat ``i + 1`` places after the learner. Policies follow
+    :mod:`sto_odno_env.policy` (plain ``(observation, mask) -> action`` callables work).
+    """
+
+    def __init__(
+        self,
+        rules: str | Rules = "classic",
+        players: int = 2,
+        batch: int = 1,
+        opponents: Any = None,
+        learner_seat: int | None = None,
+        reward: str = "match",
+        illegal_action: str = "raise",
+        seed: int | None = None,
+    ):
+        self.rules = load_rules(rules)
+        self.rules.check_players(players)
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r} is not allowed; allowed: {REWARDS}")
+        if illegal_action not in ILLEGAL:
+            raise ValueError(
+                f"illegal_action={illegal_action!r} is not allowed; allowed: {ILLEGAL}"
+            )
+        if learner_seat is not None and not 0 <= learner_seat < players:
+            raise ValueError(f"learner_seat={learner_seat} is not a seat 0..{players - 1}")
+        self.players = players
+        self.batch = batch
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.fixed_seat = learner_seat
+        self.set_opponents(opponents)
+        self.state: engine.State | None = None
+        self.learner = np.zeros(batch, dtype=np.int8)
+        self.obs = np.zeros((batch, OBS_SIZE), dtype=np.float32)
+        self._seat_stream = np.zeros(batch, dtype=np.uint64)
+        self._pending_seed = seed
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponent policies (one for all positions, or P-1 of them)."""
+        if opponents is None:
+            opponents = RandomPolicy()
+        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            if len(opponents) != self.players - 1:
+                raise ValueError(
+                    f"opponents: expected {self.players - 1} policies (one per "
+                    f"opponent seat), got {len(opponents)}"
+                )
+            self.opponents = [as_policy(policy) for policy in opponents]
+        else:
+            self.opponents = [as_policy(opponents)] * (self.players - 1)
+
+    def seed_opponents(self, seed: int) -> None:
+        """Reseed the opponents that have a ``seed`` method (each its own stream)."""
+        seen: set[int] = set()
+        for position, policy in enumerate(self.opponents):
+            if id(policy) in seen or not callable(getattr(policy, "seed", None)):
+                continue
+            seen.add(id(policy))
+            policy.seed(int(rng.game_seeds(seed, position + 2)[-1]))
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, seeds: np.ndarray | None = None) -> np.ndarray:
+        """Start a match in every game; return the learner's observations (B, OBS_SIZE).
+
+        Game ``b`` plays the engine's game ``b`` of ``init(..., seed=seed)``; ``seeds``
+        gives each game's match seed instead.
+        """
+        if seeds is None:
+            if seed is None:
+                seed = self._pending_seed
+            if seed is None:
+                seed = int(np.random.SeedSequence().generate_state(1)[0])
+            seeds = rng.game_seeds(int(seed), self.batch)
+            self.seed_opponents(int(seed))
+        self._pending_seed = None
+        self.state = engine.init(self.rules, self.players, self.batch, seeds=seeds)
+        self._choose_seats(np.arange(self.batch))
+        self._episode_reward = np.zeros(self.batch, dtype=np.float32)
+        self._terminated = np.zeros(self.batch, dtype=bool)
+        self._truncated = np.zeros(self.batch, dtype=bool)
+        self._reported = np.zeros(self.batch, dtype=np.float32)
+        self._restarted = np.ones(self.batch, dtype=bool)
+        self._final = None
+        self._run_opponents()
+        return self.observe()
+
+    def _choose_seats(self, games: np.ndarray) -> None:
+        if self.fixed_seat is not None:
+            self.learner[games] = self.fixed_seat
+            return
+        # The seat comes from the match seed, so a game's episode depends on its seed only.
+        values = rng.mix64(self.state.rng_key[games] ^ np.uint64(0x5EA7))
+        self.learner[games] = (values % np.uint64(self.players)).astype(np.int8)
+
+    def observe(self) -> np.ndarray:
+        """The learner's observations of every game (a reused buffer)."""
+        return observe(self.state, self.learner, out=self.obs)
+
+    def masks(self) -> np.ndarray:
+        """(B, 42) int8 legal actions of the learner (it is to act in every live game)."""
+        return engine.legal_mask(self.state)
+
+    # --- stepping ----------------------------------------------------------------------------
+
+    def step(self, actions: np.ndarray) -> dict[str, Any]:
+        """Apply the learner's actions, run the opponents, auto-reset finished episodes.
+
+        Returns a dict: ``observation`` (B, OBS_SIZE) of the learner (the new episode's
+        first one where an episode ended), and (B,) arrays ``reward`` (the learner's reward
+        since its last decision), ``terminated``, ``truncated``, ``illegal``;
+        ``final_observation`` holds the ended episodes' last observations (None if none).
+        """
+        state = self.state
+        B = self.batch
+        actions = np.asarray(actions).reshape(B).astype(np.int64)
+        self._terminated = np.zeros(B, dtype=bool)
+        self._truncated = np.zeros(B, dtype=bool)
+        self._reported = np.zeros(B, dtype=np.float32)
+        self._restarted = np.zeros(B, dtype=bool)
+        self._final = None
+        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = np.zeros(B, dtype=bool)
+        legal[in_range] = (
+            state.legal_bits[in_range] >> actions[in_range].astype(np.uint64)
+        ) & np.uint64(1) == np.uint64(1)
+        illegal = ~legal
+        if illegal.any():
+            if self.illegal_action == "raise":
+                bad = int(np.flatnonzero(illegal)[0])
+                engine.step(state, actions[[bad]], games=np.array([bad]))  # raises
+            # Penalize: the offender loses (-1) and its match ends at once.
+            self._episode_reward[illegal] += -1.0
+            self._end_episodes(np.flatnonzero(illegal), self._terminated)
+        acting = np.flatnonzero(legal)
+        if acting.size:
+            self._engine_step(acting, actions[acting])
+        self._end_finished()
+        self._run_opponents()
+        live = ~(self._terminated | self._truncated)
+        self._reported[live] = self._episode_reward[live]
+        self._episode_reward[live] = 0.0
+        return {
+            "observation": self.observe(),
+            "reward": self._reported,
+            "terminated": self._terminated,
+            "truncated": self._truncated,
+            "illegal": illegal,
+            "final_observation": self._final,
+        }
+
+    def _engine_step(self, games: np.ndarray, actions: np.ndarray) -> None:
+        state = self.state
+        in_before = state.in_match[games].copy()
+        _, step_rewards, _ = engine.step(state, actions, games=games)
+        learner = self.learner[games].astype(np.intp)
+        gained = step_rewards[games, learner]
+        if self.reward_mode == "round":
+            ended = state.rounds_ended[games] > 0
+            was_in = (in_before.astype(np.intp) >> learner) & 1 == 1
+            points = state.round_points[games, learner] / self.rules.target
+            gained = gained - np.where(ended & was_in, points, 0.0)
+        self._episode_reward[games] += gained
+
+    def _end_finished(self) -> None:
+        """End the episodes whose match is over or whose learner is out."""
+        state = self.state
+        learner_out = ((state.in_match.astype(np.intp) >> self.learner) & 1) == 0
+        truncated = state.truncated
+        terminated = state.terminated | (learner_out & ~truncated)
+        ended = terminated | truncated
+        if not ended.any():
+            return
+        games = np.flatnonzero(ended)
+        # An episode that ends again before the learner acted in it is dropped silently.
+        dropped = games[self._restarted[games]]
+        if dropped.size:
+            self._episode_reward[dropped] = 0.0
+            self._restart(dropped)
+        games = games[~self._restarted[games]]
+        self._end_episodes(games[terminated[games]], self._terminated)
+        self._end_episodes(games[~terminated[games]], self._truncated)
+
+    def _end_episodes(self, games: np.ndarray, flags: np.ndarray) -> None:
+        if not games.size:
+            return
+        flags[games] = True
+        if self._final is None:
+            self._final = np.zeros((self.batch, OBS_SIZE), dtype=np.float32)
+        self._final[games] = observe(self.state, self.learner[games], games=games)
+        self._reported[games] = self._episode_reward[games]
+        self._episode_reward[games] = 0.0
+        self._restart(games)
+
+    def _restart(self, games: np.ndarray) -> None:
+        engine.reset_games(self.state, games)
+        self._choose_seats(games)
+        self._restarted[games] = True
+
+    def _run_opponents(self) -> None:
+        """Let the opponents move until the learner is to act in every game."""
+        state = self.state
+        P = self.players
+        while True:
+            current = state.current_player
+            waiting = current != self.learner
+            if not waiting.any():
+                break
+            relative = (current.astype(np.intp) - self.learner) % P
+            for position in range(1, P):
+                games = np.flatnonzero(waiting & (relative == position))
+                if not games.size:
+                    continue
+                policy = self.opponents[position - 1]
+                masks = engine.unpack_actions(state.legal_bits[games])
+                if getattr(policy, "needs_observation", True):
+                    seats = current[games].astype(np.intp)
+                    observations = observe(state, seats, games=games)
+                else:
+                    observations = None
+                actions = np.asarray(policy.act(observations, masks), dtype=np.int64)
+                self._engine_step(games, actions)
+            self._end_finished()

@@ -1,0 +1,93 @@
+"""A readable text table of one game, for ``render_mode="ansi"``/``"human"``."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from .cards import NUM_CARDS, SUIT_SYMBOLS, action_name, card_name
+from .engine import DONE, PHASE_NAMES, State
+from .tables import NO_CARD
+
+
+class RecentMoves:
+    """A trace that keeps the last few record events of game 0 (actions and chance)."""
+
+    def __init__(self, length: int = 8):
+        self.moves: deque[dict[str, Any]] = deque(maxlen=length)
+
+    def start_match(self, game: int) -> None:
+        self.moves.clear()
+
+    def emit(self, game: int, event: dict[str, Any]) -> None:
+        if event["type"] in ("action", "steal", "reshuffle", "round", "round_end"):
+            self.moves.append(event)
+
+
+def _cards(bits: int) -> str:
+    return " ".join(card_name(c) for c in range(NUM_CARDS) if bits >> c & 1) or "-"
+
+
+def _move_text(event: dict[str, Any], names: list[str]) -> str:
+    kind = event["type"]
+    if kind == "action":
+        text = f"{names[event['player']]}: {action_name(event['action'])}"
+        return text + (" (forced)" if event["forced"] else "")
+    if kind == "steal":
+        return (
+            f"{names[event['player']]} steals {card_name(event['card'])} from "
+            f"{names[event['from']]}"
+        )
+    if kind == "reshuffle":
+        return f"reshuffle: {len(event['stock'])} cards to the stock"
+    if kind == "round":
+        return f"round {event['round']} dealt by {names[event['dealer']]}"
+    last = event["last_card"]
+    return f"round over: {names[event['finisher']]} finished" + (
+        f" on {card_name(last)}" if last is not None else " (last card stolen)"
+    )
+
+
+def render_game(
+    state: State,
+    game: int = 0,
+    names: list[str] | None = None,
+    moves: Iterable[dict[str, Any]] = (),
+    show_seat: int | None = None,
+) -> str:
+    """The table as text: top card, ordered suit, the shown hand, counts, totals, moves.
+
+    ``show_seat`` is the seat whose cards are shown (default: the player to act).
+    """
+    players = state.players
+    names = names or [f"player_{p}" for p in range(players)]
+    current = int(state.current_player[game])
+    phase = int(state.phase[game])
+    shown = current if show_seat is None else show_seat
+    top = int(state.top_card[game])
+    suit = int(state.ordered_suit[game])
+    lines = [
+        f"round {int(state.round[game])} · turn {int(state.turn[game])} · "
+        + ("match over" if phase == DONE else f"{names[current]} to act ({PHASE_NAMES[phase]})"),
+        f"top card: {card_name(top) if top != NO_CARD else '(empty table)'}"
+        + (f" · ordered suit: {SUIT_SYMBOLS[suit]}" if suit >= 0 else "")
+        + (f" · penalty pending: {int(state.pending[game])}" if state.pending[game] else ""),
+        f"stock: {int(state.stock_size[game])} cards · discard pile: "
+        f"{int(state.discard_size[game])} cards",
+        "",
+        f"{'seat':<10} {'cards':>5} {'total':>6}  hand",
+    ]
+    for seat in range(players):
+        bits = int(state.hand[game, seat])
+        out = not (int(state.in_match[game]) >> seat & 1)
+        marks = ("*" if seat == current else " ") + ("D" if seat == state.dealer[game] else " ")
+        hand = _cards(bits) if seat == shown and shown >= 0 else ("(out)" if out else "")
+        lines.append(
+            f"{marks}{names[seat]:<8} {bits.bit_count():>5} "
+            f"{int(state.totals[game, seat]):>6}  {hand}"
+        )
+    recent = [_move_text(event, names) for event in moves]
+    if recent:
+        lines += ["", "last moves:"] + [f"  {text}" for text in recent]
+    return "\n".join(lines)

@@ -1,0 +1,111 @@
+"""A stable-baselines3 ``VecEnv`` over the batched engine (needs the ``train`` extra).
+
+    from sb3_contrib import MaskablePPO
+    from sto_odno_env.sb3 import StoOdnoVecEnv
+
+    vec_env = StoOdnoVecEnv(num_envs=256, rules="classic", players=2)
+    model = MaskablePPO("MlpPolicy", vec_env).learn(10_000)
+
+``env_method("action_masks")`` returns every game's mask, which is what MaskablePPO asks
+for. Ended episodes reset at once; ``infos[i]["terminal_observation"]`` holds the last
+observation and ``infos[i]["TimeLimit.truncated"]`` marks truncation (RULES.md §8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from .cards import NUM_ACTIONS
+from .gym_env import learner_observation_space
+from .learner import LearnerGames
+from .rules import Rules
+
+
+class StoOdnoVecEnv(VecEnv):
+    """B games, one learner seat each, opponents batched (see the module docstring)."""
+
+    def __init__(
+        self,
+        num_envs: int = 64,
+        rules: str | Rules = "classic",
+        players: int = 2,
+        opponents: Any = None,
+        learner_seat: int | None = None,
+        reward: str = "match",
+        illegal_action: str = "raise",
+        seed: int | None = None,
+    ):
+        self.games = LearnerGames(
+            rules, players, num_envs, opponents, learner_seat, reward, illegal_action, seed=seed
+        )
+        super().__init__(num_envs, learner_observation_space(), spaces.Discrete(NUM_ACTIONS))
+        self._actions: np.ndarray | None = None
+        self._seed: int | None = seed
+
+    def reset(self) -> np.ndarray:
+        observations = self.games.reset(seed=self._seed)
+        self._seed = None
+        return observations.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self):
+        result = self.games.step(self._actions)
+        dones = result["terminated"] | result["truncated"]
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for game in np.flatnonzero(dones):
+            infos[game]["terminal_observation"] = result["final_observation"][game].copy()
+            infos[game]["TimeLimit.truncated"] = bool(result["truncated"][game])
+        for game in np.flatnonzero(result["illegal"]):
+            infos[game]["illegal_action"] = True
+        return (result["observation"].copy(), result["reward"].copy(), dones, infos)
+
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        self._seed = seed
+        return [seed] * self.num_envs
+
+    def close(self) -> None:
+        pass
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 42) bool masks of the learner."""
+        return self.games.masks().astype(bool)
+
+    # --- the VecEnv plumbing ----------------------------------------------------------------
+
+    def _indices(self, indices: int | Sequence[int] | None) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+        """Per-game results of a method; ``"action_masks"`` is served from the batch."""
+        chosen = self._indices(indices)
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in chosen]
+        method = getattr(self, method_name)
+        return [method(*method_args, **method_kwargs) for _ in chosen]
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        if attr_name == "render_mode":
+            return [None for _ in self._indices(indices)]
+        return [getattr(self, attr_name) for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._indices(indices)]
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Swap the opponent policies (e.g. for self-play with a frozen copy)."""
+        self.games.set_opponents(opponents)
