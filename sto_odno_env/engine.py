@@ -33,18 +33,25 @@ import numpy as np
 from . import rng
 from .cards import DRAW, NUM_ACTIONS, NUM_CARDS, ORDER_BASE, PASS, action_name, card_name
 from .rules import MAX_PLAYERS, Rules, load_rules
-from .tables import CARD_BIT, NO_CARD, RuleTables, compile_rules
+from .tables import (
+    AFTER_DRAW,
+    CARD_BIT,
+    COVER,
+    DONE,
+    NO_CARD,
+    ORDER,
+    PLAY,
+    RESPOND,
+    RuleTables,
+    compile_rules,
+)
 
-PLAY, AFTER_DRAW, COVER, ORDER, RESPOND, DONE = range(6)
 PHASE_NAMES = ("PLAY", "AFTER_DRAW", "COVER", "ORDER", "RESPOND", "DONE")
 NOBODY = -1
 RECORD_VERSION = 1
 
 _U64_0 = np.uint64(0)
 _U64_1 = np.uint64(1)
-_DRAW_BIT = np.uint64(1 << DRAW)
-_PASS_BIT = np.uint64(1 << PASS)
-_ORDER_BITS = np.uint64(0b1111 << ORDER_BASE)
 
 
 def _next_seat_table() -> np.ndarray:
@@ -472,43 +479,25 @@ def _settle(state: State, games: np.ndarray, chance: Chance, trace, resolve_forc
 def _playable(state: State, games: np.ndarray) -> np.ndarray:
     """Cards playable now onto each game's top card (RULES.md §2)."""
     tables = state.tables
-    return tables.playable[state.top_card[games], state.ordered_suit[games] + 1]
-
-
-def _can_draw(state: State, games: np.ndarray) -> np.ndarray:
-    """Whether a card can be drawn: stock, a reshuffle, or a steal (RULES.md §6)."""
-    if state.tables.steal:
-        return np.ones(games.shape, dtype=bool)
-    return (state.stock_size[games] > 0) | (state.discard_size[games] > 1)
+    return tables.playable[state.top_card[games], state.ordered_suit[games]]
 
 
 def _legal_bits(state: State, games: np.ndarray) -> np.ndarray:
     """42-bit masks of the legal actions of the player to act (RULES.md §4, §5, §6)."""
     tables = state.tables
     phase = state.phase[games]
-    hand = state.hand[games, state.current_player[games]]
     top = state.top_card[games]
-    allowed = tables.playable[top, state.ordered_suit[games] + 1]
-    is_respond = phase == RESPOND
-    if tables.stacking:
-        allowed = np.where(is_respond, tables.respond[top], allowed)
-    is_after = phase == AFTER_DRAW
-    if not tables.after_draw_any:
-        allowed = np.where(is_after, allowed & CARD_BIT[state.drawn_card[games]], allowed)
-    is_order = phase == ORDER
-    cards = hand & allowed
-    has_card = cards != _U64_0
-    is_play = phase == PLAY
-    is_cover = phase == COVER
-    if tables.voluntary_draw:
-        wants_draw = (is_play & (top != NO_CARD)) | (is_cover & ~has_card)
+    cards = (
+        state.hand[games, state.current_player[games]]
+        & tables.legal_cards[phase, top, state.ordered_suit[games]]
+        & tables.drawn_filter[state.drawn_card[games]]
+    )
+    key = phase.astype(np.intp) * 8 + (cards != _U64_0) * 4 + (top == NO_CARD)
+    if tables.steal:
+        key += 2
     else:
-        wants_draw = (is_play | is_cover) & ~has_card
-    can_draw = _can_draw(state, games)
-    bits = np.where(is_order, _ORDER_BITS, cards)
-    bits |= np.where((wants_draw & can_draw) | is_respond, _DRAW_BIT, _U64_0)
-    bits |= np.where(is_after | (wants_draw & ~can_draw), _PASS_BIT, _U64_0)
-    return bits
+        key += ((state.stock_size[games] > 0) | (state.discard_size[games] > 1)) * 2
+    return cards | tables.extra_actions[key]
 
 
 # --- applying one decision ------------------------------------------------------------------

@@ -17,6 +17,9 @@ from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, QUEEN, rank_of, suit_of
 from .rules import Rules
 
 NO_CARD = NUM_CARDS
+PLAY, AFTER_DRAW, COVER, ORDER, RESPOND, DONE = range(6)
+NUM_PHASE_CODES = 6
+DRAW_ACTION, PASS_ACTION, ORDER_ACTIONS = 40, 41, range(36, 40)
 ALL_CARDS = np.uint64((1 << NUM_CARDS) - 1)
 CARD_BIT = np.array([1 << c for c in range(NUM_CARDS)] + [0], dtype=np.uint64)
 SUIT_MASK = np.array(
@@ -41,8 +44,11 @@ class RuleTables:
     points: np.ndarray  # (36,) int32: points of a card left in hand
     bonus_points: np.ndarray  # (37,) int32: the finisher's score for a last card
     bonus_multiplier: np.ndarray  # (37,) int32: multiplier of the others' points
-    playable: np.ndarray  # (37, 5) uint64: [top, ordered_suit + 1] -> playable cards
+    playable: np.ndarray  # (37, 5) uint64: [top, ordered suit (4: none)] -> playable cards
     respond: np.ndarray  # (37,) uint64: cards that may be stacked onto a penalty card
+    legal_cards: np.ndarray  # (6, 37, 5) uint64: [phase, top, ordered suit] -> legal cards
+    drawn_filter: np.ndarray  # (37,) uint64: [drawn card] -> cards AFTER_DRAW may play
+    extra_actions: np.ndarray  # (6 * 8,) uint64: non-card actions, see _extra_actions
     hand_size: int
     target: int
     max_turns: int
@@ -69,12 +75,15 @@ def compile_rules(rules: Rules) -> RuleTables:
         return np.array([*list(values), none_value], dtype=dtype)
 
     wild = sum(1 << c for c, e in enumerate(effects) if e.wild)
+    # The last ordered-suit column is "none", so ordered_suit == -1 indexes it directly.
     playable = np.zeros((NUM_CARDS + 1, NUM_SUITS + 1), dtype=np.uint64)
     for top in range(NUM_CARDS):
-        playable[top, 0] = SUIT_MASK[suit_of(top)] | RANK_MASK[rank_of(top)] | np.uint64(wild)
+        playable[top, NUM_SUITS] = (
+            SUIT_MASK[suit_of(top)] | RANK_MASK[rank_of(top)] | np.uint64(wild)
+        )
         for suit in range(NUM_SUITS):
             # RULES.md §2: with a suit ordered, that suit or any queen may be played.
-            playable[top, suit + 1] = SUIT_MASK[suit] | RANK_MASK[QUEEN]
+            playable[top, suit] = SUIT_MASK[suit] | RANK_MASK[QUEEN]
     playable[NO_CARD, :] = ALL_CARDS  # leader_plays: any card opens the round
 
     penalty_cards = sum(1 << c for c, e in enumerate(effects) if e.draw > 0)
@@ -83,6 +92,16 @@ def compile_rules(rules: Rules) -> RuleTables:
         for card in range(NUM_CARDS):
             if effects[card].draw > 0:
                 respond[card] = RANK_MASK[rank_of(card)] & np.uint64(penalty_cards)
+
+    legal_cards = np.zeros((NUM_PHASE_CODES, NUM_CARDS + 1, NUM_SUITS + 1), dtype=np.uint64)
+    for phase in (PLAY, AFTER_DRAW, COVER):
+        legal_cards[phase] = playable
+    legal_cards[RESPOND] = respond[:, None]
+    if rules.after_draw == "any_card":
+        drawn_filter = np.full(NUM_CARDS + 1, ALL_CARDS, dtype=np.uint64)
+    else:
+        drawn_filter = CARD_BIT.copy()
+        drawn_filter[NO_CARD] = ALL_CARDS  # outside AFTER_DRAW nothing is drawn
 
     return RuleTables(
         rules=rules,
@@ -95,6 +114,9 @@ def compile_rules(rules: Rules) -> RuleTables:
         bonus_multiplier=per_card((b.multiplier for b in bonuses), np.int32, 1),
         playable=playable,
         respond=respond,
+        legal_cards=legal_cards,
+        drawn_filter=drawn_filter,
+        extra_actions=_extra_actions(rules.voluntary_draw),
         hand_size=rules.hand_size,
         target=rules.target,
         max_turns=rules.max_turns,
@@ -110,3 +132,36 @@ def compile_rules(rules: Rules) -> RuleTables:
         reset_at_target=rules.reset_at_target,
         first_loser=rules.match_end == "first_loser",
     )
+
+
+def extra_key(phase, has_card, can_draw, empty_table):
+    """Index into ``extra_actions``: phase * 8 + has_card * 4 + can_draw * 2 + empty_table."""
+    return phase * 8 + has_card * 4 + can_draw * 2 + empty_table
+
+
+def _extra_actions(voluntary_draw: bool) -> np.ndarray:
+    """The non-card legal actions for each phase and situation (RULES.md §4, §5, §6).
+
+    DRAW in PLAY: when the player has no playable card, or always with voluntary_draw,
+    but never onto an empty table (leader_plays); in COVER: only without a playable card;
+    in RESPOND: always (accepting). PASS: in AFTER_DRAW always; in PLAY and COVER exactly
+    when DRAW would be legal but nothing can be drawn. ORDER: the four suits.
+    """
+    table = np.zeros(NUM_PHASE_CODES * 8, dtype=np.uint64)
+    draw, pass_ = np.uint64(1 << DRAW_ACTION), np.uint64(1 << PASS_ACTION)
+    for has_card in (0, 1):
+        for can_draw in (0, 1):
+            for empty in (0, 1):
+                def put(phase, bits, has_card=has_card, can_draw=can_draw, empty=empty):
+                    table[extra_key(phase, has_card, can_draw, empty)] = bits
+
+                wants = (voluntary_draw or not has_card) and not empty
+                put(PLAY, (draw if wants and can_draw else 0) | (pass_ if wants and not can_draw
+                                                                 else 0))
+                wants = not has_card
+                put(COVER, (draw if wants and can_draw else 0) | (pass_ if wants and not can_draw
+                                                                  else 0))
+                put(AFTER_DRAW, pass_)
+                put(ORDER, sum(1 << a for a in ORDER_ACTIONS))
+                put(RESPOND, draw)
+    return table
