@@ -54,6 +54,26 @@ _U64_0 = np.uint64(0)
 _U64_1 = np.uint64(1)
 
 
+# What a decision does, by phase and action (the engine's dispatch; illegal pairs are 0).
+(K_NONE, K_PLAY, K_ORDER, K_DRAW, K_COVER_DRAW, K_ACCEPT, K_PASS, K_LAPSE) = range(8)
+
+
+def _action_kind_table() -> np.ndarray:
+    table = np.zeros((6, NUM_ACTIONS), dtype=np.int8)
+    for phase in (PLAY, AFTER_DRAW, COVER, RESPOND):
+        table[phase, :NUM_CARDS] = K_PLAY
+    table[ORDER, ORDER_BASE:DRAW] = K_ORDER
+    table[PLAY, DRAW] = K_DRAW
+    table[COVER, DRAW] = K_COVER_DRAW
+    table[RESPOND, DRAW] = K_ACCEPT
+    table[PLAY, PASS] = table[AFTER_DRAW, PASS] = K_PASS
+    table[COVER, PASS] = K_LAPSE
+    return table.reshape(-1)
+
+
+ACTION_KIND = _action_kind_table()
+
+
 def _next_seat_table() -> np.ndarray:
     """[in_match bits * 8 + seat] -> the next seat clockwise after ``seat`` that is in."""
     table = np.full(64 * 8, NOBODY, dtype=np.int8)
@@ -128,6 +148,9 @@ class State:
     end_finisher: np.ndarray  # (B,) int8
     end_last_card: np.ndarray  # (B,) int8
 
+    def __post_init__(self) -> None:
+        self.scratch = _Scratch()
+
     @property
     def rules(self) -> Rules:
         """The rule set the state plays by."""
@@ -183,6 +206,14 @@ class State:
     def seats_in(self, game: int) -> list[int]:
         """Seats still in the match in one game."""
         return [p for p in range(self.players) if self.in_match[game] >> p & 1]
+
+
+class _Scratch:
+    """Python-side bookkeeping of one state (never copied: rebuilt with each State)."""
+
+    def __init__(self) -> None:
+        self.ending: list[np.ndarray] = []  # games whose round ended, not yet scored
+        self.matches_ended = 0  # a counter, to skip filtering when nothing ended
 
 
 class Chance(Protocol):
@@ -468,9 +499,11 @@ def _settle(state: State, games: np.ndarray, chance: Chance, trace, resolve_forc
         games = games[forced]
         if not games.size:
             break
-        actions = np.bitwise_count(bits[forced] - _U64_1).astype(np.int64)
+        actions = np.bitwise_count(bits[forced] - _U64_1).astype(np.intp)
+        finished_before = state.scratch.matches_ended
         _apply(state, games, actions, True, chance, trace)
-        games = games[state.phase[games] != DONE]
+        if state.scratch.matches_ended != finished_before:
+            games = games[state.phase[games] != DONE]
 
 
 # --- legal actions --------------------------------------------------------------------------
@@ -510,41 +543,44 @@ def _apply(
     if trace is not None:
         players = state.current_player[games]
         for game, player, action in zip(
-            games.tolist(), players.tolist(), actions.tolist(), strict=False
+            games.tolist(), players.tolist(), actions.tolist(), strict=True
         ):
             trace.emit(
                 game, {"type": "action", "player": player, "action": action, "forced": forced}
             )
-    state.turn[games] += 1
-    phase = state.phase[games]
-    is_card = actions < NUM_CARDS
-    is_order = (actions >= ORDER_BASE) & (actions < DRAW)
-    is_draw = actions == DRAW
-    is_pass = actions == PASS
-    if is_card.any():
-        _play(state, games[is_card], actions[is_card].astype(np.int8), chance, trace)
-    if is_order.any():
-        _order(
-            state, games[is_order], (actions[is_order] - ORDER_BASE).astype(np.int8), chance, trace
-        )
-    if is_draw.any():
-        draw_phase = phase[is_draw]
-        draw_games = games[is_draw]
-        _draw_action(state, draw_games[draw_phase == PLAY], chance, trace)
-        _cover_draw(state, draw_games[draw_phase == COVER], chance, trace)
-        _accept_penalty(state, draw_games[draw_phase == RESPOND], chance, trace)
-    if is_pass.any():
-        pass_games = games[is_pass]
-        lapse = phase[is_pass] == COVER
-        _lapse_cover(state, pass_games[lapse])
-        _pass_turn(state, pass_games[~lapse])
-    ending = games[state.ending[games]]
-    if ending.size:
+    turn = state.turn[games] + 1
+    state.turn[games] = turn
+    kind = ACTION_KIND[state.phase[games].astype(np.intp) * NUM_ACTIONS + actions]
+    counts = np.bincount(kind, minlength=8)
+    for code in np.flatnonzero(counts).tolist():
+        if counts[code] == games.size:
+            chosen, chosen_actions = games, actions
+        else:
+            selected = kind == code
+            chosen, chosen_actions = games[selected], actions[selected]
+        if code == K_PLAY:
+            _play(state, chosen, chosen_actions.astype(np.int8), chance, trace)
+        elif code == K_ORDER:
+            _order(state, chosen, (chosen_actions - ORDER_BASE).astype(np.int8), chance, trace)
+        elif code == K_DRAW:
+            _draw_action(state, chosen, chance, trace)
+        elif code == K_COVER_DRAW:
+            _draw_one(state, chosen, state.current_player[chosen], chance, trace)
+        elif code == K_ACCEPT:
+            _accept_penalty(state, chosen, chance, trace)
+        elif code == K_PASS:
+            _pass_turn(state, chosen)
+        elif code == K_LAPSE:
+            _lapse_cover(state, chosen)
+    if state.scratch.ending:
+        ending = np.concatenate(state.scratch.ending)
+        state.scratch.ending.clear()
         _end_rounds(state, ending, chance, trace)
-    live = games[state.phase[games] != DONE]
-    over = live[state.turn[live] >= state.tables.max_turns]
-    if over.size:
-        _truncate(state, over, trace)
+    if turn.max() >= state.tables.max_turns:
+        # Rounds that ended restarted their count; matches that ended are left alone.
+        over = games[(state.turn[games] >= state.tables.max_turns) & (state.phase[games] != DONE)]
+        if over.size:
+            _truncate(state, over, trace)
 
 
 def _next_seat(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -658,12 +694,6 @@ def _draw_action(state: State, games: np.ndarray, chance, trace) -> None:
     state.phase[games] = AFTER_DRAW
 
 
-def _cover_draw(state: State, games: np.ndarray, chance, trace) -> None:
-    """DRAW in COVER: one card, and the obligation stays (RULES.md §4)."""
-    if games.size:
-        _draw_one(state, games, state.current_player[games], chance, trace)
-
-
 def _accept_penalty(state: State, games: np.ndarray, chance, trace) -> None:
     """DRAW in RESPOND: take the whole stacked penalty, then skip if the top card skips."""
     if not games.size:
@@ -680,16 +710,29 @@ def _accept_penalty(state: State, games: np.ndarray, chance, trace) -> None:
 
 
 def _draw_many(
-    state: State, games: np.ndarray, player: np.ndarray, count: np.ndarray, chance, trace
+    state: State,
+    games: np.ndarray,
+    player: np.ndarray,
+    count: np.ndarray,
+    chance,
+    trace,
+    stop_at_round_end: bool = True,
 ) -> None:
-    """Each player takes ``count`` cards; what cannot be drawn is forgiven (RULES.md §6)."""
-    going = (count > 0) & ~state.ending[games]
+    """Each player takes ``count`` cards; what cannot be drawn is forgiven (RULES.md §6).
+
+    A steal that empties a hand ends the round, and the drawing with it.
+    """
+    going = count > 0
+    if stop_at_round_end:
+        going &= ~state.ending[games]
     taken = 0
     while going.any():
         index = np.flatnonzero(going)
         drawn = _draw_one(state, games[index], player[index], chance, trace)
         taken += 1
-        going[index] = (drawn != NO_CARD) & (count[index] > taken) & ~state.ending[games[index]]
+        going[index] = (drawn != NO_CARD) & (count[index] > taken)
+        if stop_at_round_end:
+            going[index] &= ~state.ending[games[index]]
 
 
 def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace) -> np.ndarray:
@@ -784,6 +827,7 @@ def _steal(state: State, games: np.ndarray, drawer: np.ndarray, chance, trace) -
 def _mark_round_end(
     state: State, games: np.ndarray, finisher: np.ndarray, last_card: np.ndarray
 ) -> None:
+    state.scratch.ending.append(games)
     state.ending[games] = True
     state.end_finisher[games] = finisher
     state.end_last_card[games] = last_card
@@ -806,8 +850,9 @@ def _end_rounds(state: State, games: np.ndarray, chance, trace) -> None:
     if tables.last_card_effects:
         penalty = state.pending[games] + tables.draw[last_card]
         hit = penalty > 0
-        state.ending[games] = False
         if hit.any():
+            # The round is already over: a steal that empties a hand here ends nothing more
+            # (``ending`` stays set meanwhile, so no second round end is marked).
             _draw_many(
                 state,
                 games[hit],
@@ -815,8 +860,8 @@ def _end_rounds(state: State, games: np.ndarray, chance, trace) -> None:
                 penalty[hit],
                 chance,
                 trace,
+                stop_at_round_end=False,
             )
-    # The round is already over: a steal that emptied a hand above ends nothing more.
     state.ending[games] = False
     seats = np.arange(state.players)
     in_bits = state.in_match[games].astype(np.intp)
@@ -922,6 +967,7 @@ def _end_match(state: State, games: np.ndarray, *, truncated: bool, trace) -> No
         eliminated = state.eliminated_round[games]
         unpaid = (eliminated < 0) | (eliminated == state.round[games][:, None])
         state.rewards[games] += np.where(unpaid, match_rewards(keys), 0.0)
+    state.scratch.matches_ended += games.size
     state.phase[games] = DONE
     state.current_player[games] = NOBODY
     state.legal_bits[games] = 0
@@ -1035,8 +1081,9 @@ def _start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tr
     rest = ~orders & ~covers
     if rest.any():
         _pass_with_effects(state, games[rest], dealer[rest], opening[rest], chance, trace)
-    ending = games[state.ending[games]]
-    if ending.size:  # a steal on the opening penalty emptied a hand
+    if state.scratch.ending:  # a steal on the opening penalty emptied a hand
+        ending = np.concatenate(state.scratch.ending)
+        state.scratch.ending.clear()
         _end_rounds(state, ending, chance, trace)
 
 

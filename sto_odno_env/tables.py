@@ -152,15 +152,20 @@ def _extra_actions(voluntary_draw: bool) -> np.ndarray:
     for has_card in (0, 1):
         for can_draw in (0, 1):
             for empty in (0, 1):
+
                 def put(phase, bits, has_card=has_card, can_draw=can_draw, empty=empty):
                     table[extra_key(phase, has_card, can_draw, empty)] = bits
 
                 wants = (voluntary_draw or not has_card) and not empty
-                put(PLAY, (draw if wants and can_draw else 0) | (pass_ if wants and not can_draw
-                                                                 else 0))
+                put(
+                    PLAY,
+                    (draw if wants and can_draw else 0) | (pass_ if wants and not can_draw else 0),
+                )
                 wants = not has_card
-                put(COVER, (draw if wants and can_draw else 0) | (pass_ if wants and not can_draw
-                                                                  else 0))
+                put(
+                    COVER,
+                    (draw if wants and can_draw else 0) | (pass_ if wants and not can_draw else 0),
+                )
                 put(AFTER_DRAW, pass_)
                 put(ORDER, sum(1 << a for a in ORDER_ACTIONS))
                 put(RESPOND, draw)
