@@ -237,18 +237,29 @@ class Chance(Protocol):
 
 
 class RandomChance:
-    """The default chance: each game's own counter-based stream (:mod:`.rng`)."""
+    """The default chance: each game's own counter-based stream (:mod:`.rng`).
+
+    The first dealer and each round's deck depend only on the match seed and the round
+    number, so the same seed deals the same cards whatever was played before: that is
+    what duplicate deals (the same deal with the seats permuted) rely on. Reshuffles and
+    steals take the next numbers of the game's running stream.
+    """
 
     def _numbers(self, state: State, games: np.ndarray, count: int) -> np.ndarray:
         values = rng.draw_u64(state.rng_key[games], state.rng_counter[games], count)
         state.rng_counter[games] += np.uint64(count)
         return values
 
+    def _round_numbers(self, state: State, games: np.ndarray, count: int) -> np.ndarray:
+        round_key = rng.mix64(state.rng_key[games] ^ rng.DEAL_SALT)
+        start = state.round[games].astype(np.uint64) * np.uint64(1 << 32)
+        return rng.draw_u64(round_key, start, count)
+
     def deck(self, state: State, games: np.ndarray) -> np.ndarray:
-        return np.argsort(self._numbers(state, games, NUM_CARDS), axis=1).astype(np.int8)
+        return np.argsort(self._round_numbers(state, games, NUM_CARDS), axis=1).astype(np.int8)
 
     def first_dealer(self, state: State, games: np.ndarray) -> np.ndarray:
-        values = self._numbers(state, games, 1)[:, 0]
+        values = self._round_numbers(state, games, NUM_CARDS + 1)[:, NUM_CARDS]
         return (values % np.uint64(state.players)).astype(np.int8)
 
     def shuffle(self, state, games, cards, counts):

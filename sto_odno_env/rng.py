@@ -13,6 +13,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _KEY_SALT = np.uint64(0xD1B54A32D192ED03)
+DEAL_SALT = np.uint64(0x8CB92BA72F3D8DD7)  # separates the per-round deal stream
 SEED_MASK = (1 << 63) - 1  # seeds in records are non-negative int64
 
 
