@@ -1,0 +1,86 @@
+"""Array views of observations and rule tables that the bots reason with.
+
+Everything is batched: ``N`` observations at once, cards as (N, 36) arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sto_odno_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, QUEEN
+from sto_odno_env.observation import ObservationView
+from sto_odno_env.rules import Rules, load_rules
+from sto_odno_env.tables import NO_CARD, compile_rules
+
+CARD_SUIT = np.arange(NUM_CARDS) // NUM_RANKS
+CARD_RANK = np.arange(NUM_CARDS) % NUM_RANKS
+IS_QUEEN = CARD_RANK == QUEEN
+
+
+@dataclass(frozen=True)
+class CardTables:
+    """Per-card numbers of a rule set, as float arrays for scoring."""
+
+    points: np.ndarray  # (36,)
+    draw: np.ndarray  # (36,)
+    skip: np.ndarray  # (36,) bool
+    cover: np.ndarray  # (36,) bool
+    order_suit: np.ndarray  # (36,) bool
+    finish_points: np.ndarray  # (36,) the finisher's score on this card (negative = bonus)
+    multiplier: np.ndarray  # (36,) the others' multiplier when finishing on this card
+    follows: np.ndarray  # (36, 36) bool: [c, d] card d may be played onto top card c
+    cover_can_finish: bool
+    target: int
+    reset_at_target: bool
+
+    @classmethod
+    def of(cls, rules: Rules | str) -> CardTables:
+        tables = compile_rules(load_rules(rules))
+        playable = tables.playable[:NUM_CARDS, NUM_SUITS]  # no ordered suit
+        follows = np.array(
+            [[bool(int(playable[c]) >> d & 1) for d in range(NUM_CARDS)] for c in range(NUM_CARDS)]
+        )
+        return cls(
+            points=tables.points.astype(np.float64),
+            draw=tables.draw[:NUM_CARDS].astype(np.float64),
+            skip=tables.skip[:NUM_CARDS].copy(),
+            cover=tables.cover[:NUM_CARDS].copy(),
+            order_suit=tables.order_suit[:NUM_CARDS].copy(),
+            finish_points=tables.bonus_points[:NUM_CARDS].astype(np.float64),
+            multiplier=tables.bonus_multiplier[:NUM_CARDS].astype(np.float64),
+            follows=follows,
+            cover_can_finish=tables.cover_can_finish,
+            target=tables.target,
+            reset_at_target=tables.reset_at_target,
+        )
+
+
+def view_of(observations: np.ndarray, rules: Rules) -> ObservationView:
+    """An ObservationView with the rule set's target for decoding totals."""
+    return ObservationView(np.atleast_2d(observations), rules.target)
+
+
+def next_player_hand_size(view: ObservationView) -> np.ndarray:
+    """(N,) hand size of the next player still in the match, clockwise."""
+    inside = view.others_in
+    first = np.argmax(inside, axis=1)
+    return view.others_hand_size[np.arange(first.size), first]
+
+
+def players_in(view: ObservationView) -> np.ndarray:
+    """(N,) number of players still in the match, the observer included."""
+    return 1 + view.others_in.sum(axis=1)
+
+
+__all__ = [
+    "CARD_RANK",
+    "CARD_SUIT",
+    "IS_QUEEN",
+    "NO_CARD",
+    "CardTables",
+    "next_player_hand_size",
+    "players_in",
+    "view_of",
+]
