@@ -161,20 +161,29 @@ class raw_env(AECEnv, EzPickle):
         seat = int(self._game.current_player[0])
         if seat >= 0:
             self.agent_selection = self.possible_agents[seat]
+        self._refresh_masks()
+
+    def _refresh_masks(self) -> None:
+        """Only the selected live agent has a mask, in ``infos`` as in ``observe``."""
         for agent in self.agents:
-            self.infos[agent]["action_mask"] = (
-                self._mask if agent == self.agent_selection else self._zero_mask
-            )
+            self.infos[agent]["action_mask"] = self._mask_of(agent)
+
+    def _mask_of(self, agent: str) -> np.ndarray:
+        acting = agent == self.agent_selection and not (
+            self.terminations.get(agent) or self.truncations.get(agent)
+        )
+        return self._mask if acting else self._zero_mask
+
+    def _was_dead_step(self, action: Any) -> None:
+        super()._was_dead_step(action)
+        self._refresh_masks()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]
-        mask = (
-            self._mask
-            if agent == self.agent_selection
-            and not (self.terminations.get(agent) or self.truncations.get(agent))
-            else self._zero_mask
-        )
-        return {"observation": observe(self._game, seat)[0], "action_mask": mask.copy()}
+        return {
+            "observation": observe(self._game, seat)[0],
+            "action_mask": self._mask_of(agent).copy(),
+        }
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -208,6 +217,7 @@ class raw_env(AECEnv, EzPickle):
         del seat
         self._select_current()
         self._deads_step_first()
+        self._refresh_masks()
         if self.render_mode == "human":
             self.render()
 

@@ -109,7 +109,9 @@ class LearnerGames:
             if seed is None:
                 seed = int(np.random.SeedSequence().generate_state(1)[0])
             seeds = rng.game_seeds(int(seed), self.batch)
-            self.seed_opponents(int(seed))
+        seeds = np.asarray(seeds, dtype=np.int64)
+        # The opponents' own randomness follows the games' seeds too.
+        self.seed_opponents(int(rng.mix64(seeds.astype(np.uint64)).sum(dtype=np.uint64) >> 2))
         self._pending_seed = None
         self.state = engine.init(self.rules, self.players, self.batch, seeds=seeds)
         self._choose_seats(np.arange(self.batch))

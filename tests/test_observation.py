@@ -1,0 +1,268 @@
+"""The observation vector (``sto_odno_env.observation``): the layout table, its one-hot
+blocks, that nothing hidden leaks into it (a hypothesis property over presets, player counts
+and random mid-game states), the drawn card, and decoding with ``ObservationView``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sto_odno_env import PRESETS, Rules, engine
+from sto_odno_env.observation import (
+    LAYOUT,
+    NUM_FLAGS,
+    OBS_SIZE,
+    ONE_HOT_FIELDS,
+    ObservationView,
+    observe,
+)
+from sto_odno_env.tables import NO_CARD
+
+COMBOS = [
+    (preset, players)
+    for preset in PRESETS
+    for players in range(Rules.preset(preset).players[0], Rules.preset(preset).players[1] + 1)
+]
+
+# The table of the module docstring: name, size, kind.
+TABLE = [
+    ("hand", 36, "bits"),
+    ("discard", 36, "bits"),
+    ("others_in", 5, "bits"),
+    ("others_dealer", 5, "bits"),
+    ("own_dealer", 1, "bits"),
+    ("top_card", 37, "onehot"),
+    ("ordered_suit", 5, "onehot"),
+    ("phase", 6, "onehot"),
+    ("drawn_card", 37, "onehot"),
+    ("to_act", 7, "onehot"),
+    ("pending", 1, "scalar"),
+    ("stock_size", 1, "scalar"),
+    ("others_hand_size", 5, "scalar"),
+    ("others_total", 5, "scalar"),
+    ("own_total", 1, "scalar"),
+    ("num_players", 1, "scalar"),
+]
+
+
+def cards_of(bits) -> list[int]:
+    return [c for c in range(36) if int(bits) >> c & 1]
+
+
+def play_random(state: engine.State, steps: int, generator) -> engine.State:
+    for _ in range(steps):
+        if state.done.all():
+            break
+        engine.step(state, engine.sample_actions(state.legal_bits, generator.random(state.batch)))
+    return state
+
+
+@functools.cache
+def sample_states(preset: str, players: int) -> tuple[engine.State, ...]:
+    """Snapshots of 12 random-play games after 0, 20, 120, 400 and 900 decisions (some
+    rounds have been scored by then, some games may be over)."""
+    state = engine.init(preset, players, 12, seed=players)
+    generator = np.random.default_rng(players)
+    snapshots, done = [], 0
+    for target in (0, 20, 120, 400, 900):
+        play_random(state, target - done, generator)
+        done = target
+        snapshots.append(state.copy())
+    return tuple(snapshots)
+
+
+# --- the layout -------------------------------------------------------------------------------
+
+
+def test_layout_table():
+    assert list(LAYOUT) == [name for name, _, _ in TABLE]
+    start = 0
+    for name, size, _ in TABLE:
+        assert LAYOUT[name] == slice(start, start + size), name
+        start += size
+    assert OBS_SIZE == start == 189
+    assert NUM_FLAGS == LAYOUT["to_act"].stop == 175
+    assert set(ONE_HOT_FIELDS) == {name for name, _, kind in TABLE if kind == "onehot"}
+
+
+@pytest.mark.parametrize(("preset", "players"), COMBOS)
+def test_flags_are_bits_and_one_hot_blocks_sum_to_one(preset, players):
+    for state in sample_states(preset, players):
+        for seat in range(players):
+            obs = observe(state, seat)
+            assert obs.shape == (12, OBS_SIZE) and obs.dtype == np.float32
+            assert np.isin(obs[:, :NUM_FLAGS], (0.0, 1.0)).all()
+            for name in ONE_HOT_FIELDS:
+                np.testing.assert_array_equal(obs[:, LAYOUT[name]].sum(axis=1), 1.0, err_msg=name)
+            for name in ("pending", "stock_size", "others_hand_size", "num_players"):
+                assert (obs[:, LAYOUT[name]] >= 0).all(), name
+            # seats beyond the player count are zero
+            for name in ("others_in", "others_dealer", "others_hand_size", "others_total"):
+                assert not obs[:, LAYOUT[name]][:, players - 1 :].any(), name
+
+
+def test_observe_batch_forms_agree():
+    """``seat`` as an int, an array, None (the player to act); ``games``; ``out``."""
+    state = sample_states("classic", 4)[2]
+    full = observe(state, 1)
+    seats = np.array([0, 1, 2, 3] * 3)
+    mixed = observe(state, seats)
+    for b in range(12):
+        np.testing.assert_array_equal(mixed[b], observe(state, int(seats[b]))[b])
+    current = observe(state)
+    for b in range(12):
+        seat = max(int(state.current_player[b]), 0)
+        np.testing.assert_array_equal(current[b], observe(state, seat)[b])
+    games = np.array([3, 7])
+    np.testing.assert_array_equal(observe(state, 1, games=games), full[games])
+    buffer = np.empty((12, OBS_SIZE), dtype=np.float32)
+    assert observe(state, 1, out=buffer) is buffer
+    np.testing.assert_array_equal(buffer, full)
+    with pytest.raises(ValueError):
+        observe(state, 4)
+
+
+# --- nothing hidden leaks ---------------------------------------------------------------------
+
+
+def hide_differently(state: engine.State, observer: int, mode: str, generator) -> engine.State:
+    """A copy of game 0 whose hidden cards (for ``observer``) are dealt differently.
+
+    ``hands``: the other seats' cards are shuffled among them, keeping hand sizes;
+    ``stock``: the stock order is shuffled; ``all``: the other hands and the stock are
+    shuffled together (cards move between hands and the stock), sizes kept.
+    """
+    new = state.take([0])
+    others = [p for p in range(state.players) if p != observer]
+    hand_cards = {p: cards_of(state.hand[0, p]) for p in others}
+    stock = state.stock[0, : state.stock_size[0]].tolist()
+    if mode == "hands":
+        pool = [c for p in others for c in hand_cards[p]]
+        generator.shuffle(pool)
+        new_stock = stock
+    elif mode == "stock":
+        pool = [c for p in others for c in hand_cards[p]]
+        new_stock = list(generator.permutation(stock)) if stock else []
+    else:
+        pool = [c for p in others for c in hand_cards[p]] + stock
+        generator.shuffle(pool)
+        new_stock = pool[len(pool) - len(stock) :]
+    position = 0
+    for p in others:
+        count = len(hand_cards[p])
+        new.hand[0, p] = sum(1 << int(c) for c in pool[position : position + count])
+        position += count
+    new.stock[0, : len(stock)] = new_stock
+    # still a deal: every card in exactly one place
+    places = [c for p in range(state.players) for c in cards_of(new.hand[0, p])]
+    places += new.stock[0, : new.stock_size[0]].tolist()
+    places += new.discard[0, : new.discard_size[0]].tolist()
+    assert sorted(places) == list(range(36))
+    for p in range(state.players):
+        assert len(cards_of(new.hand[0, p])) == len(cards_of(state.hand[0, p]))
+    return new
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    combo=st.sampled_from(COMBOS),
+    seed=st.integers(0, 2**31 - 1),
+    steps=st.integers(0, 700),
+    observer=st.integers(0, 5),
+    mode=st.sampled_from(["hands", "stock", "all"]),
+    shuffle_seed=st.integers(0, 2**32 - 1),
+)
+def test_hidden_cards_do_not_change_the_observation(
+    combo, seed, steps, observer, mode, shuffle_seed
+):
+    preset, players = combo
+    observer %= players
+    state = play_random(
+        engine.init(preset, players, 1, seed=seed), steps, np.random.default_rng(seed)
+    )
+    other = hide_differently(state, observer, mode, np.random.default_rng(shuffle_seed))
+    np.testing.assert_array_equal(observe(state, observer), observe(other, observer))
+
+
+def test_the_observer_sees_its_own_hand_change():
+    """The leak test has teeth: moving a card between the observer's hand and the stock
+    changes the observation."""
+    state = sample_states("classic", 3)[1].take([0])
+    own = cards_of(state.hand[0, 0])
+    stock_top = int(state.stock[0, state.stock_size[0] - 1])
+    other = state.copy()
+    other.hand[0, 0] = (int(state.hand[0, 0]) & ~(1 << own[0])) | (1 << stock_top)
+    other.stock[0, state.stock_size[0] - 1] = own[0]
+    assert not np.array_equal(observe(state, 0), observe(other, 0))
+    np.testing.assert_array_equal(observe(state, 1), observe(other, 1))  # hidden from seat 1
+
+
+@pytest.mark.parametrize(("preset", "players"), [("classic", 3), ("encyclopedia", 4), ("yard", 2)])
+def test_drawn_card_shows_only_to_the_drawer(preset, players):
+    state = engine.init(preset, players, 64, seed=21)
+    generator = np.random.default_rng(21)
+    checked = 0
+    for _ in range(200):
+        play_random(state, 1, generator)
+        after_draw = np.flatnonzero(state.phase == engine.AFTER_DRAW)
+        for seat in range(players):
+            view = ObservationView(observe(state, seat))
+            drawer = after_draw[state.current_player[after_draw] == seat]
+            np.testing.assert_array_equal(view.drawn_card[drawer], state.drawn_card[drawer])
+            rest = np.setdiff1d(np.arange(64), drawer)
+            assert (view.drawn_card[rest] == -1).all()
+        checked += len(after_draw)
+    assert checked > 100
+
+
+# --- decoding -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("preset", "players"), COMBOS)
+def test_observation_view_decodes_the_raw_values(preset, players):
+    target = Rules.preset(preset).target
+    nonzero_totals = False
+    for state in sample_states(preset, players):
+        nonzero_totals |= bool(state.totals.any())
+        for seat in range(players):
+            view = ObservationView(observe(state, seat), target=target)
+            for b in range(state.batch):
+                hand = cards_of(state.hand[b, seat])
+                assert np.flatnonzero(view.hand[b]).tolist() == hand
+                discard = sorted(state.discard[b, : state.discard_size[b]].tolist())
+                assert np.flatnonzero(view.discard[b]).tolist() == discard
+                top = int(state.top_card[b])
+                assert view.top_card[b] == (-1 if top == NO_CARD else top)
+                assert view.ordered_suit[b] == int(state.ordered_suit[b])
+                phase = int(state.phase[b])
+                assert view.phase[b] == (-1 if phase == engine.DONE else phase)
+                current = int(state.current_player[b])
+                assert view.to_act[b] == (-1 if current < 0 else (current - seat) % players)
+                assert view.pending[b] == state.pending[b]
+                assert view.stock_size[b] == state.stock_size[b]
+                assert view.num_players[b] == players
+                assert view.own_total[b] == state.totals[b, seat]
+                others = [(seat + k) % players for k in range(1, players)]
+                sizes = [len(cards_of(state.hand[b, p])) for p in others]
+                assert view.others_hand_size[b].tolist() == sizes + [0] * (6 - players)
+                totals = [int(state.totals[b, p]) for p in others]
+                assert view.others_total[b].tolist() == totals + [0] * (6 - players)
+                ins = [bool(int(state.in_match[b]) >> p & 1) for p in others]
+                assert view.others_in[b].tolist() == ins + [False] * (6 - players)
+                dealer = int(state.dealer[b])
+                own_dealer = view.field("own_dealer")[b, 0] == 1.0
+                assert own_dealer == (dealer == seat)
+                dealers = np.flatnonzero(view.field("others_dealer")[b]).tolist()
+                assert dealers == ([] if dealer == seat else [others.index(dealer)])
+    assert nonzero_totals

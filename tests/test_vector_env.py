@@ -1,0 +1,295 @@
+"""The batched envs: Gymnasium's ``StoOdnoVectorEnv`` and stable-baselines3's
+``StoOdnoVecEnv``: shapes, same-step auto-reset, seeding (whole batch and per game), masks
+for MaskablePPO, terminal observations, and a short MaskablePPO run.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from sto_odno_env import Rules, engine, rng
+from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+from sto_odno_env.observation import ObservationView
+from sto_odno_env.policy import BasePolicy
+
+SHORT = Rules.preset("classic").replace(target=30)  # short matches, same game otherwise
+
+
+def random_actions(env, generator):
+    """A uniformly random legal action per game of a batched env."""
+    return engine.sample_actions(env.games.state.legal_bits, generator.random(env.num_envs))
+
+
+def crc_choice(observation, mask):
+    """A deterministic "random" legal action: a function of the observation and mask only,
+    so the same position gets the same action in any env."""
+    legal = np.flatnonzero(mask)
+    return int(legal[zlib.crc32(np.ascontiguousarray(observation).tobytes()) % len(legal)])
+
+
+class CrcPolicy(BasePolicy):
+    def act(self, observations, masks):
+        return np.array([crc_choice(o, m) for o, m in zip(observations, masks, strict=True)])
+
+
+# --- StoOdnoVectorEnv -------------------------------------------------------------------------
+
+
+def test_shapes_and_dtypes():
+    env = StoOdnoVectorEnv(8, "classic", 3)
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert env.num_envs == 8
+    assert env.single_observation_space.shape == (189,)
+    assert env.single_observation_space.dtype == np.float32
+    assert env.single_action_space == spaces.Discrete(42)
+    assert env.observation_space.shape == (8, 189)
+    assert env.action_space == spaces.MultiDiscrete([42] * 8)
+    obs, infos = env.reset(seed=0)
+    assert obs.shape == (8, 189) and obs.dtype == np.float32
+    assert env.observation_space.contains(obs)
+    assert infos["action_mask"].shape == (8, 42) and infos["action_mask"].dtype == np.int8
+    assert infos["learner_seat"].shape == (8,)
+    np.testing.assert_array_equal(env.action_masks(), infos["action_mask"].astype(bool))
+    generator = np.random.default_rng(0)
+    for _ in range(20):
+        obs, reward, terminated, truncated, infos = env.step(random_actions(env, generator))
+        assert obs.shape == (8, 189) and obs.dtype == np.float32
+        assert env.observation_space.contains(obs)
+        assert reward.shape == (8,) and np.issubdtype(reward.dtype, np.floating)
+        assert terminated.shape == (8,) and terminated.dtype == bool
+        assert truncated.shape == (8,) and truncated.dtype == bool
+        assert (infos["action_mask"].sum(axis=1) >= 2).all()
+        state = env.games.state
+        np.testing.assert_array_equal(state.current_player, infos["learner_seat"])
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_same_step_autoreset(players):
+    env = StoOdnoVectorEnv(16, SHORT, players)
+    obs, infos = env.reset(seed=1)
+    generator = np.random.default_rng(1)
+    ended_total = eliminated = 0
+    while ended_total < 20:
+        obs, reward, terminated, truncated, infos = env.step(random_actions(env, generator))
+        ended = terminated | truncated
+        if not ended.any():
+            assert "final_obs" not in infos and "_final_obs" not in infos
+            continue
+        ended_total += int(ended.sum())
+        np.testing.assert_array_equal(infos["_final_obs"], ended)
+        assert infos["final_obs"].shape == (16, 189)
+        final = ObservationView(infos["final_obs"][ended], target=30)
+        fresh = ObservationView(obs[ended], target=30)
+        # the last observation: the match is over, or the learner is out (last_survivor)
+        learner_out = final.own_total > 30
+        assert ((final.phase == -1) | learner_out).all()
+        eliminated += int((learner_out & (final.phase != -1)).sum())
+        # the returned observation starts the next episode
+        assert (fresh.phase != -1).all()
+        assert (fresh.own_total == 0).all() and (fresh.others_total == 0).all()
+        assert (infos["action_mask"][ended].sum(axis=1) >= 2).all()
+        if players == 2:
+            assert set(np.abs(reward[ended]).tolist()) == {1.0}
+    if players == 3:
+        assert eliminated > 0  # some episodes ended with the learner out, match going on
+
+
+def test_seeding_is_deterministic():
+    def run(seed, steps=300):
+        env = StoOdnoVectorEnv(8, "classic", 3)
+        obs, _ = env.reset(seed=seed)
+        generator = np.random.default_rng(seed)
+        log = [obs.copy()]
+        for _ in range(steps):
+            obs, reward, terminated, truncated, _ = env.step(random_actions(env, generator))
+            log += [obs.copy(), reward.copy(), terminated.copy(), truncated.copy()]
+        return log
+
+    first, second = run(5), run(5)
+    assert len(first) == len(second)
+    for a, b in zip(first, second, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert any(a.dtype == bool and a.any() for a in first)  # some episodes ended
+    other = run(6, steps=0)
+    assert not np.array_equal(first[0], other[0])
+
+
+def test_list_seeds_are_deterministic_with_random_opponents():
+    def run():
+        env = StoOdnoVectorEnv(4, "classic", 2)
+        obs, _ = env.reset(seed=[1, 2, 3, 4])
+        generator = np.random.default_rng(0)
+        log = [obs.copy()]
+        for _ in range(100):
+            log.append(env.step(random_actions(env, generator))[0].copy())
+        return np.array(log)
+
+    np.testing.assert_array_equal(run(), run())
+
+
+def test_step_before_reset_is_an_error():
+    import gymnasium
+
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        StoOdnoVectorEnv(2).step(np.array([40, 40]))
+
+
+def play_single(seed, players, steps, rules="classic"):
+    """The single-agent env with seed ``seed``, everyone playing ``crc_choice``: its
+    observations, masks and rewards until the episode ends (or ``steps`` steps)."""
+    env = StoOdnoEnv(rules, players, opponents=crc_choice)
+    obs, info = env.reset(seed=seed)
+    log = [(obs, info["action_mask"], info["learner_seat"])]
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = env.step(crc_choice(obs, info["action_mask"]))
+        log.append((obs, reward, terminated, truncated))
+        if terminated or truncated:
+            break
+        log.append((info["action_mask"], info["learner_seat"]))
+    return log
+
+
+def play_vector(env, obs, infos, steps):
+    """Everyone plays ``crc_choice`` in a reset vector env: per game, the same log as
+    play_single, until that game's first episode ends."""
+    games = env.num_envs
+    logs = [[(obs[b], infos["action_mask"][b], infos["learner_seat"][b])] for b in range(games)]
+    live = np.ones(games, dtype=bool)
+    for _ in range(steps):
+        actions = [crc_choice(obs[b], infos["action_mask"][b]) for b in range(games)]
+        obs, reward, terminated, truncated, infos = env.step(np.array(actions))
+        for b in np.flatnonzero(live):
+            if terminated[b] or truncated[b]:
+                logs[b].append((infos["final_obs"][b], reward[b], terminated[b], truncated[b]))
+                live[b] = False
+            else:
+                logs[b].append((obs[b], reward[b], terminated[b], truncated[b]))
+                logs[b].append((infos["action_mask"][b], infos["learner_seat"][b]))
+    return logs
+
+
+def assert_logs_equal(one, two):
+    assert len(one) == len(two)
+    for a, b in zip(one, two, strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize(("rules", "players", "steps"), [(SHORT, 2, 400), ("classic", 4, 120)])
+def test_each_game_of_a_batch_is_the_single_env_with_its_seed(rules, players, steps):
+    """``reset(seed=[...])`` gives game b the match seed of the single-agent env reset with
+    ``seeds[b]`` (``rng.game_seeds(seed, 1)[0]``): same observations, masks, rewards."""
+    single_seeds = [3, 10, 11, 2024]
+    match_seeds = [int(rng.game_seeds(s, 1)[0]) for s in single_seeds]
+    env = StoOdnoVectorEnv(len(single_seeds), rules, players, opponents=CrcPolicy())
+    obs, infos = env.reset(seed=match_seeds)
+    fresh = env.games.state.matches_played == 0  # else over before the learner's turn
+    np.testing.assert_array_equal(env.games.state.seed[fresh], np.array(match_seeds)[fresh])
+    logs = play_vector(env, obs, infos, steps)
+    ended = 0
+    for b, seed in enumerate(single_seeds):
+        single = play_single(seed, players, steps, rules)
+        assert_logs_equal(logs[b], single)
+        ended += len(single[-1]) == 4 and bool(single[-1][2] or single[-1][3])
+    if rules is SHORT:
+        assert ended >= 2  # episode ends (final observation and reward) compared too
+
+
+def test_game_zero_of_an_int_seeded_batch_is_the_single_env():
+    """``reset(seed=S)`` gives game b the engine's game b of ``init(..., seed=S)``; game 0
+    has the match seed of the single-agent env reset with S."""
+    seed, games = 42, 5
+    env = StoOdnoVectorEnv(games, "classic", 3, opponents=CrcPolicy())
+    obs, infos = env.reset(seed=seed)
+    np.testing.assert_array_equal(env.games.state.seed, rng.game_seeds(seed, games))
+    logs = play_vector(env, obs, infos, 100)
+    assert_logs_equal(logs[0], play_single(seed, 3, 100))
+
+
+# --- StoOdnoVecEnv (stable-baselines3) ---------------------------------------------------------
+
+
+def test_sb3_masks_for_maskable_ppo():
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from sto_odno_env.sb3 import StoOdnoVecEnv
+
+    vec_env = StoOdnoVecEnv(num_envs=8, players=3, seed=0)
+    obs = vec_env.reset()
+    assert obs.shape == (8, 189) and obs.dtype == np.float32
+    assert is_masking_supported(vec_env)
+    masks = vec_env.env_method("action_masks")
+    assert len(masks) == 8 and all(m.shape == (42,) and m.dtype == bool for m in masks)
+    stacked = get_action_masks(vec_env)
+    assert stacked.shape == (8, 42)
+    np.testing.assert_array_equal(stacked, engine.legal_mask(vec_env.games.state).astype(bool))
+    assert len(vec_env.env_method("action_masks", indices=[1, 3])) == 2
+    generator = np.random.default_rng(0)
+    for _ in range(10):
+        vec_env.step(random_actions(vec_env, generator))
+        np.testing.assert_array_equal(
+            get_action_masks(vec_env), engine.legal_mask(vec_env.games.state).astype(bool)
+        )
+
+
+def test_sb3_seed_makes_reset_deterministic():
+    from sto_odno_env.sb3 import StoOdnoVecEnv
+
+    one, two = StoOdnoVecEnv(num_envs=4), StoOdnoVecEnv(num_envs=4)
+    one.seed(9)
+    two.seed(9)
+    np.testing.assert_array_equal(one.reset(), two.reset())
+
+
+def test_sb3_terminal_observation_when_done():
+    from sto_odno_env.sb3 import StoOdnoVecEnv
+
+    vec_env = StoOdnoVecEnv(num_envs=16, rules=SHORT, players=2, seed=3)
+    obs = vec_env.reset()
+    generator = np.random.default_rng(3)
+    done_seen = 0
+    while done_seen < 10:
+        obs, reward, dones, infos = vec_env.step(random_actions(vec_env, generator))
+        assert len(infos) == 16
+        for i in range(16):
+            if dones[i]:
+                done_seen += 1
+                terminal = infos[i]["terminal_observation"]
+                assert terminal.shape == (189,) and terminal.dtype == np.float32
+                assert ObservationView(terminal).phase[0] == -1  # the match is over
+                assert infos[i]["TimeLimit.truncated"] is False
+                assert abs(reward[i]) == 1.0
+                assert ObservationView(obs[i], target=30).own_total[0] == 0  # next episode
+            else:
+                assert "terminal_observation" not in infos[i]
+
+
+def test_maskable_ppo_smoke():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from sto_odno_env.sb3 import StoOdnoVecEnv
+
+    torch.set_num_threads(1)
+    vec_env = StoOdnoVecEnv(num_envs=64, rules="classic", players=2, seed=0)
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        n_steps=32,
+        batch_size=512,
+        n_epochs=2,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net_arch": [64, 64]},
+    )
+    model.learn(total_timesteps=4096)
+    assert model.num_timesteps >= 4096
+    obs = vec_env.reset()
+    masks = vec_env.action_masks()
+    actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    assert masks[np.arange(64), actions].all()
