@@ -81,7 +81,7 @@ def parse_rank(text: str | int) -> int:
 def parse_card(text: str | int) -> int:
     """Card id of a text such as ``Q♠``, ``QS``, ``qs``, ``10h`` or ``Th``.
 
-    An int (or a numeric string) that is a valid card id is returned as is.
+    An int that is a valid card id is returned as is; a text must name rank and suit.
     """
     if isinstance(text, bool):
         raise CardParseError(f"{text!r} is not a card")
@@ -90,8 +90,6 @@ def parse_card(text: str | int) -> int:
             return text
         raise CardParseError(f"card id {text} is outside 0..{NUM_CARDS - 1}")
     raw = str(text).strip()
-    if raw.isdigit() and raw not in ("6", "7", "8", "9", "10"):
-        return parse_card(int(raw))
     suit_text, rank_text = raw[-1:].upper(), raw[:-1]
     if suit_text in _SUIT_ALIASES and rank_text:
         try:

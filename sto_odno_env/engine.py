@@ -466,6 +466,10 @@ def step(
         live_rows = np.flatnonzero(state.phase[games] != DONE)
         live = games[live_rows]
     chosen = actions[live_rows].astype(np.int64)
+    if not live.size:  # every match is over: nothing to do
+        state.rewards.fill(0.0)
+        done = np.zeros(state.batch, dtype=bool)
+        return state, state.rewards.copy(), done
     in_range = (chosen >= 0) & (chosen < NUM_ACTIONS)
     legal = np.zeros(live.shape, dtype=bool)
     shift = chosen[in_range].astype(np.uint64)

@@ -251,9 +251,9 @@ def _canonical_key(key: Any, path: str, *, allow_cards: bool = True) -> str:
         return RANK_NAMES[parse_rank(key)]
     except CardParseError:
         pass
-    if allow_cards:
+    if allow_cards and isinstance(key, str):  # an int is a rank or nothing, never a card id
         try:
-            return card_name(parse_card(str(key)))
+            return card_name(parse_card(key))
         except CardParseError:
             pass
     allowed = "a rank (" + ", ".join(RANK_NAMES) + ")"
@@ -264,7 +264,8 @@ def _canonical_key(key: Any, path: str, *, allow_cards: bool = True) -> str:
 
 def _expect_int(value: Any, path: str, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{path}: {value!r} is not an integer")
+        allowed = "an integer" if minimum is None else f"an integer >= {minimum}"
+        raise RulesError(f"{path}: {value!r} is not an integer; allowed: {allowed}")
     if minimum is not None and value < minimum:
         raise RulesError(f"{path}: {value!r} is too small; allowed: an integer >= {minimum}")
     return value
