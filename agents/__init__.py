@@ -6,6 +6,19 @@ Every agent has the interface of :mod:`sto_odno_env.policy`:
 ``agent(observation, mask) -> int`` for one decision.
 """
 
+from .checkpoint import CheckpointError, save_policy
 from .heuristic import ExpertAgent, GreedyAgent, RandomAgent
+from .registry import BOTS, AgentError, load
+from .rollout import RolloutAgent
 
-__all__ = ["ExpertAgent", "GreedyAgent", "RandomAgent"]
+__all__ = [
+    "BOTS",
+    "AgentError",
+    "CheckpointError",
+    "ExpertAgent",
+    "GreedyAgent",
+    "RandomAgent",
+    "RolloutAgent",
+    "load",
+    "save_policy",
+]

@@ -31,6 +31,7 @@ class CardTables:
     finish_points: np.ndarray  # (36,) the finisher's score on this card (negative = bonus)
     multiplier: np.ndarray  # (36,) the others' multiplier when finishing on this card
     follows: np.ndarray  # (36, 36) bool: [c, d] card d may be played onto top card c
+    follow_bits: np.ndarray  # (36,) uint64: the cards that may be played onto card c
     cover_can_finish: bool
     target: int
     reset_at_target: bool
@@ -51,6 +52,7 @@ class CardTables:
             finish_points=tables.bonus_points[:NUM_CARDS].astype(np.float64),
             multiplier=tables.bonus_multiplier[:NUM_CARDS].astype(np.float64),
             follows=follows,
+            follow_bits=playable.copy(),
             cover_can_finish=tables.cover_can_finish,
             target=tables.target,
             reset_at_target=tables.reset_at_target,
@@ -80,7 +82,16 @@ __all__ = [
     "IS_QUEEN",
     "NO_CARD",
     "CardTables",
+    "hand_bits",
     "next_player_hand_size",
     "players_in",
     "view_of",
 ]
+
+
+def hand_bits(hand: np.ndarray) -> np.ndarray:
+    """(N,) uint64 card masks from (N, 36) bool hands."""
+    packed = np.packbits(np.asarray(hand, dtype=bool), axis=1, bitorder="little")
+    padded = np.zeros((packed.shape[0], 8), dtype=np.uint8)
+    padded[:, : packed.shape[1]] = packed
+    return padded.view(np.uint64)[:, 0]

@@ -17,17 +17,20 @@ from sto_odno_env.cards import DRAW, NUM_ACTIONS, NUM_CARDS, NUM_SUITS, ORDER_BA
 from sto_odno_env.engine import AFTER_DRAW, COVER, PLAY, RESPOND
 from sto_odno_env.policy import BasePolicy, RandomPolicy
 from sto_odno_env.rules import Rules, load_rules
+from sto_odno_env.tables import CARD_BIT
 
 from .features import (
     CARD_SUIT,
     IS_QUEEN,
     CardTables,
+    hand_bits,
     next_player_hand_size,
     players_in,
     view_of,
 )
 
 SUIT_OF_CARD = np.eye(NUM_SUITS, dtype=np.float64)[CARD_SUIT]  # (36, 4)
+SUIT_OF_CARD32 = SUIT_OF_CARD.astype(np.float32)
 
 
 class RandomAgent(RandomPolicy):
@@ -43,7 +46,8 @@ class RandomAgent(RandomPolicy):
 
 def _choose(scores: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The legal action with the highest score (lowest id on ties)."""
-    return np.argmax(np.where(np.asarray(masks) > 0, scores, -np.inf), axis=1)
+    scores[np.asarray(masks) == 0] = -np.inf
+    return np.argmax(scores, axis=1)
 
 
 class GreedyAgent(BasePolicy):
@@ -133,66 +137,80 @@ class ExpertAgent(BasePolicy):
         self.rules = load_rules(rules)
         self.cards = CardTables.of(self.rules)
         self.mean_points = float(self.cards.points.mean())
-        self.weights = replace(ExpertWeights(), **weights)
+        self.weights = w = replace(ExpertWeights(), **weights)
+        cards = self.cards
+        # Per-card terms that do not depend on the situation, for the last card and others.
+        hit = (cards.draw + cards.skip) * w.hit
+        base = w.points * cards.points + hit
+        can_finish = ~cards.cover | cards.cover_can_finish
+        bonus_value = np.maximum(-cards.finish_points, 0.0)
+        self._card_last = (base + np.where(can_finish, w.finish - cards.finish_points, 0.0)).astype(
+            np.float32
+        )
+        self._card_other = (base - w.keep_bonus * bonus_value).astype(np.float32)
+        self._urgent_extra = ((w.hit_urgent - 1.0) * hit).astype(np.float32)
+        self._duel_extra = (w.duel_skip * cards.skip).astype(np.float32)
+        self._cover_cards = np.flatnonzero(cards.cover)
+        self._points32 = cards.points.astype(np.float32)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         cards, w = self.cards, self.weights
         view = view_of(observations, self.rules)
-        hand = view.hand.astype(np.float64)  # (N, 36)
+        hand_mask = view.hand
+        hand = hand_mask.astype(np.float32)  # (N, 36)
         n = hand.shape[0]
         hand_size = hand.sum(axis=1)
         phase = view.phase
-        points = cards.points[None, :]
-        hand_points = hand @ cards.points
-        scores = np.full((n, NUM_ACTIONS), -1e6)
+        hand_points = hand @ self._points32
 
-        # Shed points.
-        card = np.broadcast_to(w.points * points, (n, NUM_CARDS)).copy()
+        # Shed points; finish (with the bonus) on the last card, else keep bonus cards.
+        card = np.where((hand_size == 1)[:, None], self._card_last, self._card_other)
 
-        # Finishing, and keeping the bonus cards (queens) for the finish.
-        last = hand_size == 1
-        can_finish = ~cards.cover | cards.cover_can_finish
-        finish_gain = w.finish - cards.finish_points
-        card += np.where(last[:, None] & can_finish[None, :], finish_gain[None, :], 0.0)
-        bonus_value = np.maximum(-cards.finish_points, 0.0)
-        card -= np.where(~last[:, None], w.keep_bonus * bonus_value[None, :], 0.0)
+        # Hit the next player harder when it is low on cards; in a duel skips chain.
+        urgent = np.flatnonzero(next_player_hand_size(view) <= 2)
+        card[urgent] += self._urgent_extra
+        duel = np.flatnonzero(players_in(view) == 2)
+        card[duel] += self._duel_extra
 
-        # Cover cards: never one it cannot cover.
-        others_in_hand = hand[:, None, :] * (1.0 - np.eye(NUM_CARDS))[None, :, :]  # (N, c, d)
-        coverable = (others_in_hand * cards.follows[None, :, :]).sum(axis=2) > 0  # (N, c)
-        card += np.where(cards.cover[None, :], np.where(coverable, w.coverable, w.uncoverable), 0.0)
+        # Cover cards: only one that another card in hand can cover.
+        if self._cover_cards.size:
+            bits = hand_bits(hand_mask)
+            covers = self._cover_cards
+            rest = bits[:, None] & ~CARD_BIT[covers][None, :]
+            coverable = (rest & cards.follow_bits[covers][None, :]) != 0
+            card[:, covers] += np.where(coverable, w.coverable, w.uncoverable)
 
-        # Hit the next player with penalties and skips; in a duel a skip is another turn.
-        next_size = next_player_hand_size(view)
-        urgency = np.where(next_size <= 2, w.hit_urgent, 1.0)
-        hit = (cards.draw + cards.skip) * w.hit
-        card += urgency[:, None] * hit[None, :]
-        duel = players_in(view) == 2
-        card += np.where(duel[:, None] & cards.skip[None, :], w.duel_skip, 0.0)
+        # Steer for exactly the target, and away from going over it (rows near it only).
+        own_total = view.own_total.astype(np.float32)
+        near = np.flatnonzero(own_total + hand_points > cards.target - self._points32.max())
+        if near.size:
+            after = (own_total[near] + hand_points[near])[:, None] - self._points32[None, :]
+            if cards.reset_at_target:
+                card[near] += np.where(after == cards.target, w.exact_target, 0.0).astype(
+                    np.float32
+                )
+            card[near] += np.where(
+                after > cards.target, w.over_target * self._points32, 0.0
+            ).astype(np.float32)
 
-        # Steer for exactly the target, and away from going over it.
-        own_total = view.own_total.astype(np.float64)
-        after = own_total[:, None] + hand_points[:, None] - points
-        if cards.reset_at_target:
-            card += np.where(after == cards.target, w.exact_target, 0.0)
-        card += np.where(after > cards.target, w.over_target * points, 0.0)
+        scores = np.empty((n, NUM_ACTIONS), dtype=np.float32)
         scores[:, :NUM_CARDS] = card
-
         # Order the suit that sheds most (and that the others are short of).
-        suit_points = (hand * cards.points) @ SUIT_OF_CARD
-        suit_count = hand @ SUIT_OF_CARD
-        seen = (hand + view.discard) @ SUIT_OF_CARD  # of the 9 cards of each suit
+        suit_points = (hand * self._points32) @ SUIT_OF_CARD32
+        suit_count = hand @ SUIT_OF_CARD32
+        seen = (hand + view.discard) @ SUIT_OF_CARD32  # of the 9 cards of each suit
         scores[:, ORDER_BASE : ORDER_BASE + NUM_SUITS] = (
             w.order_points * suit_points + w.order_count * suit_count + w.order_seen * seen
         )
-
         # Draw and pass only when nothing better exists.
-        draw_score = np.full(n, w.draw - self.mean_points)
-        draw_score = np.where(phase == COVER, 0.0, draw_score)  # the only way to cover
-        draw_score = np.where(phase == RESPOND, -self.mean_points * view.pending, draw_score)
+        draw_score = np.full(n, w.draw - self.mean_points, dtype=np.float32)
+        draw_score[phase == COVER] = 0.0  # the only way to cover
+        respond = phase == RESPOND
+        draw_score[respond] = -self.mean_points * view.pending[respond]
         scores[:, DRAW] = draw_score
-        pass_score = np.where(phase == AFTER_DRAW, w.pass_after_draw, -10.0)
-        pass_score = np.where(phase == PLAY, -30.0, pass_score)
+        pass_score = np.full(n, -10.0, dtype=np.float32)
+        pass_score[phase == AFTER_DRAW] = w.pass_after_draw
+        pass_score[phase == PLAY] = -30.0
         scores[:, PASS] = pass_score
         return _choose(scores, masks)
 

@@ -1,0 +1,75 @@
+"""``agents.load(name, rules=..., players=...)``: an agent by name or checkpoint path.
+
+Names: ``random``, ``greedy``, ``expert``, ``rollout``; ``rollout`` takes its budget as
+``rollout:samples=16,horizon=20`` (also ``margin``). Anything else is a checkpoint path
+(``.pt`` policy file or SB3 ``.zip``, see :mod:`agents.checkpoint`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sto_odno_env.policy import BasePolicy
+from sto_odno_env.rules import Rules, load_rules
+
+from .checkpoint import CheckpointError
+from .checkpoint import load as load_checkpoint
+from .heuristic import ExpertAgent, GreedyAgent, RandomAgent
+from .rollout import RolloutAgent
+
+BOTS = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "expert": ExpertAgent,
+    "rollout": RolloutAgent,
+}
+_ROLLOUT_PARAMS = {"samples": int, "horizon": int, "margin": float}
+
+
+class AgentError(ValueError):
+    """An agent name or specification that cannot be loaded."""
+
+
+def load(
+    name: str,
+    rules: Rules | str = "classic",
+    players: int | None = None,
+    seed: int | None = 0,
+) -> BasePolicy:
+    """The agent called ``name`` (see the module docstring), set up for ``rules``."""
+    rules = load_rules(rules)
+    base, _, params = name.partition(":")
+    if base in BOTS:
+        kwargs = _parse_params(name, base, params)
+        return BOTS[base](rules, players, seed=seed, **kwargs)
+    if Path(name).suffix in (".pt", ".zip") or Path(name).exists() or "/" in name:
+        try:
+            return load_checkpoint(name)
+        except CheckpointError as error:
+            raise AgentError(str(error)) from None
+    raise AgentError(
+        f"unknown agent {name!r}; allowed: {', '.join(BOTS)} (rollout:samples=N,horizon=N,"
+        "margin=X) or a checkpoint path (.pt policy file or SB3 .zip)"
+    )
+
+
+def _parse_params(name: str, base: str, params: str) -> dict:
+    if not params:
+        return {}
+    if base != "rollout":
+        raise AgentError(f"agent {name!r}: only rollout takes parameters")
+    kwargs = {}
+    for item in params.split(","):
+        key, _, value = item.partition("=")
+        if key not in _ROLLOUT_PARAMS or not value:
+            raise AgentError(
+                f"agent {name!r}: bad parameter {item!r}; allowed: "
+                f"{', '.join(k + '=...' for k in _ROLLOUT_PARAMS)}"
+            )
+        try:
+            kwargs[key] = _ROLLOUT_PARAMS[key](value)
+        except ValueError:
+            raise AgentError(
+                f"agent {name!r}: {key}={value!r} is not a {_ROLLOUT_PARAMS[key].__name__}"
+            ) from None
+    return kwargs

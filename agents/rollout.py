@@ -1,0 +1,151 @@
+"""A search bot: determinised rollouts to the end of the round in the batched engine.
+
+For each decision, :class:`RolloutAgent` samples ``samples`` deals of the hidden cards that
+agree with everything the seat has seen (:func:`sto_odno_env.determinise.from_observations`),
+tries every legal action in each, and plays the rest of the round with a default policy
+(the expert bot by default) for every seat. It starts from the default policy's own
+choice and switches to another action only when that action's outcome is better in the
+same sampled deals by more than one standard error of the paired difference (a policy
+improvement step that noise cannot talk it out of). The outcome, for the deciding seat:
+
+* its match reward, when the round decides its place (elimination or match end);
+* plus the points the others scored this round minus its own (after the exact-target
+  reset), divided by the target: the round's outcome relative to the table;
+* a rollout cut at ``horizon`` decisions counts the points left in the hands instead.
+
+All rollouts of all games in the batch run together in one engine batch, so the cost per
+decision is ``samples × legal actions`` games for ``horizon`` steps at most.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sto_odno_env import engine
+from sto_odno_env.determinise import from_observations
+from sto_odno_env.observation import observe
+from sto_odno_env.policy import BasePolicy, as_policy
+from sto_odno_env.rules import Rules, load_rules
+
+
+class RolloutAgent(BasePolicy):
+    """Determinised rollouts (see the module docstring). Budget: ``samples`` deals per
+    decision, each legal action tried in each, rollouts cut after ``horizon`` decisions."""
+
+    name = "rollout"
+
+    def __init__(
+        self,
+        rules: Rules | str = "classic",
+        players: int | None = None,
+        samples: int = 32,
+        horizon: int = 24,
+        default_policy: object | None = None,
+        seed: int | None = 0,
+        margin: float = 1.5,
+    ):
+        from .heuristic import ExpertAgent
+
+        if samples < 1 or horizon < 1:
+            raise ValueError(f"samples and horizon must be >= 1, got {samples}, {horizon}")
+        self.rules = load_rules(rules)
+        self.samples = samples
+        self.horizon = horizon
+        self.margin = margin
+        self.default_policy = as_policy(default_policy or ExpertAgent(self.rules))
+        self.seed(seed)
+
+    def seed(self, seed: int | None) -> None:
+        self.generator = np.random.default_rng(seed)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        observations = np.atleast_2d(observations)
+        masks = np.asarray(masks) > 0
+        _n, S = observations.shape[0], self.samples
+        legal_count = masks.sum(axis=1)
+        choice = np.argmax(masks, axis=1)  # games with one legal action keep it
+        deciding = np.flatnonzero(legal_count > 1)
+        if not deciding.size:
+            return choice
+        sub_obs, sub_masks = observations[deciding], masks[deciding]
+        seed = int(self.generator.integers(2**62))
+        worlds = from_observations(self.rules, sub_obs, S, seed=seed)  # row i*S + k
+        # One rollout per (game, sample, legal action).
+        game_of_world = np.repeat(np.arange(deciding.size), S)
+        per_world = sub_masks.sum(axis=1)[game_of_world]
+        world_of_row = np.repeat(np.arange(worlds.batch), per_world)
+        legal_actions = [np.flatnonzero(m) for m in sub_masks]
+        actions = np.concatenate([legal_actions[g] for g in game_of_world])
+        state = worlds.take(world_of_row)
+        values = self._rollout(state, actions)
+        # Paired comparison with the default policy's own choice, world by world.
+        baseline = np.asarray(self.default_policy.act(sub_obs, sub_masks.astype(np.int8)))
+        game_of_row = game_of_world[world_of_row]
+        is_base = actions == baseline[game_of_row]
+        base_value = np.zeros(worlds.batch)
+        base_value[world_of_row[is_base]] = values[is_base]
+        gain = values - base_value[world_of_row]
+        size = deciding.size * engine.NUM_ACTIONS
+        key = game_of_row * engine.NUM_ACTIONS + actions
+        counts = np.maximum(np.bincount(key, minlength=size), 1)
+        mean = np.bincount(key, weights=gain, minlength=size) / counts
+        square = np.bincount(key, weights=gain * gain, minlength=size) / counts
+        error = np.sqrt(np.maximum(square - mean * mean, 0.0) / np.maximum(counts - 1, 1))
+        score = np.where(
+            np.bincount(key, minlength=size) > 0, mean - self.margin * error, -np.inf
+        ).reshape(deciding.size, engine.NUM_ACTIONS)
+        best = np.argmax(score, axis=1)
+        better = score[np.arange(deciding.size), best] > 0
+        choice[deciding] = np.where(better, best, baseline)
+        return choice
+
+    def _rollout(self, state: engine.State, actions: np.ndarray) -> np.ndarray:
+        """Play each row to the end of its round; return seat 0's outcome per row."""
+        rows = state.batch
+        target = float(self.rules.target)
+        totals_before = state.totals.copy()
+        in_before = state.in_match.copy()
+        reward = np.zeros(rows)
+        value = np.zeros(rows)
+        finished = np.zeros(rows, dtype=bool)
+        live = np.arange(rows)
+        step_actions = actions
+        for _ in range(self.horizon):
+            _, step_rewards, done = engine.step(state, step_actions, games=live)
+            reward[live] += step_rewards[live, 0]
+            ended = live[(state.rounds_ended[live] > 0) | done[live]]
+            if ended.size:
+                value[ended] = reward[ended] + self._round_value(
+                    state, ended, totals_before, in_before, target
+                )
+                finished[ended] = True
+            live = live[~finished[live]]
+            if not live.size:
+                return value
+            seats = state.current_player[live].astype(np.intp)
+            masks = engine.unpack_actions(state.legal_bits[live])
+            obs = (
+                observe(state, seats, games=live)
+                if getattr(self.default_policy, "needs_observation", True)
+                else None
+            )
+            step_actions = np.asarray(self.default_policy.act(obs, masks), dtype=np.int64)
+        # Cut: count the points left in the hands.
+        points = engine.hand_points(state, live).astype(np.float64)
+        inside = ((in_before[live, None].astype(np.intp) >> np.arange(state.players)) & 1) == 1
+        others = np.where(inside[:, 1:], points[:, 1:], 0.0).sum(axis=1) / np.maximum(
+            inside[:, 1:].sum(axis=1), 1
+        )
+        value[live] = reward[live] + (others - points[:, 0]) / target
+        return value
+
+    @staticmethod
+    def _round_value(state, games, totals_before, in_before, target) -> np.ndarray:
+        """(others' mean gain − own gain) / target over the round that just ended."""
+        gain = (state.totals[games] - totals_before[games]).astype(np.float64)
+        players = state.players
+        inside = ((in_before[games, None].astype(np.intp) >> np.arange(players)) & 1) == 1
+        others = np.where(inside[:, 1:], gain[:, 1:], 0.0).sum(axis=1) / np.maximum(
+            inside[:, 1:].sum(axis=1), 1
+        )
+        return (others - gain[:, 0]) / target
