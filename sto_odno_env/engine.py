@@ -502,23 +502,34 @@ def _illegal_message(state: State, game: int, action: int) -> str:
 
 
 def _settle(state: State, games: np.ndarray, chance: Chance, trace, resolve_forced: bool) -> None:
-    """Recompute legal actions; apply forced decisions (one legal action) until none is left."""
-    games = games[state.phase[games] != DONE]
-    while games.size:
-        bits = _legal_bits(state, games)
-        state.legal_bits[games] = bits
-        if not resolve_forced:
-            break
-        # A power of two has one legal action: its index is the popcount of bits - 1.
-        forced = (bits & (bits - _U64_1)) == _U64_0
-        games = games[forced]
-        if not games.size:
-            break
-        actions = np.bitwise_count(bits[forced] - _U64_1).astype(np.intp)
-        finished_before = state.scratch.matches_ended
-        _apply(state, games, actions, True, chance, trace)
-        if state.scratch.matches_ended != finished_before:
-            games = games[state.phase[games] != DONE]
+    """Recompute legal actions; apply forced decisions (one legal action) until none is left.
+
+    Rounds that end meanwhile are scored together once the forced decisions run out (a
+    game whose round ended waits, so its events stay in order), then their new rounds are
+    settled the same way.
+    """
+    while True:
+        games = games[(state.phase[games] != DONE) & ~state.ending[games]]
+        while games.size:
+            bits = _legal_bits(state, games)
+            state.legal_bits[games] = bits
+            if not resolve_forced:
+                break
+            # A power of two has one legal action: its index is the popcount of bits - 1.
+            forced = (bits & (bits - _U64_1)) == _U64_0
+            games = games[forced]
+            if not games.size:
+                break
+            actions = np.bitwise_count(bits[forced] - _U64_1).astype(np.intp)
+            finished_before = state.scratch.matches_ended
+            _apply(state, games, actions, True, chance, trace)
+            if state.scratch.ending or state.scratch.matches_ended != finished_before:
+                games = games[(state.phase[games] != DONE) & ~state.ending[games]]
+        if not state.scratch.ending:
+            return
+        games = np.concatenate(state.scratch.ending)
+        state.scratch.ending.clear()
+        _end_rounds(state, games, chance, trace)
 
 
 # --- legal actions --------------------------------------------------------------------------
@@ -587,13 +598,12 @@ def _apply(
             _pass_turn(state, chosen)
         elif code == K_LAPSE:
             _lapse_cover(state, chosen)
-    if state.scratch.ending:
-        ending = np.concatenate(state.scratch.ending)
-        state.scratch.ending.clear()
-        _end_rounds(state, ending, chance, trace)
     if turn.max() >= state.tables.max_turns:
-        # Rounds that ended restarted their count; matches that ended are left alone.
-        over = games[(state.turn[games] >= state.tables.max_turns) & (state.phase[games] != DONE)]
+        # A round that ended on this decision is not truncated (RULES.md §8); it is scored
+        # when the step settles.
+        over = games[
+            (turn >= state.tables.max_turns) & (state.phase[games] != DONE) & ~state.ending[games]
+        ]
         if over.size:
             _truncate(state, over, trace)
 
