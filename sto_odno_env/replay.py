@@ -104,152 +104,209 @@ def _parse(name: str, text_lines: Iterable[str]) -> _Lines:
 
 
 class RecordChance:
-    """Chance events read from the record at its cursor, checked for possibility."""
+    """Chance events read from the records at their cursors, checked for possibility."""
 
-    def __init__(self, lines: _Lines):
-        self.lines = lines
+    def __init__(self, matches: list[_Lines]):
+        self.matches = matches
 
     def deck(self, state, games):
-        event = self.lines.peek("round")
-        deck = event["deck"]
-        if sorted(deck) != list(range(NUM_CARDS)) or not all(type(card) is int for card in deck):
-            raise self.lines.error("the deck is not a permutation of the 36 card ids")
-        return np.array([deck], dtype=np.int8)
+        decks = np.empty((len(games), NUM_CARDS), dtype=np.int8)
+        for row, game in enumerate(games.tolist()):
+            lines = self.matches[game]
+            deck = lines.peek("round")["deck"]
+            if sorted(deck) != list(range(NUM_CARDS)) or not all(type(c) is int for c in deck):
+                raise lines.error("the deck is not a permutation of the 36 card ids")
+            decks[row] = deck
+        return decks
 
     def first_dealer(self, state, games):
-        dealer = self.lines.peek("round")["dealer"]
-        if not 0 <= dealer < state.players:
-            raise self.lines.error(f"dealer {dealer} is not a seat 0..{state.players - 1}")
-        return np.array([dealer], dtype=np.int8)
+        dealers = np.empty(len(games), dtype=np.int8)
+        for row, game in enumerate(games.tolist()):
+            lines = self.matches[game]
+            dealer = lines.peek("round")["dealer"]
+            if not 0 <= dealer < state.players:
+                raise lines.error(f"dealer {dealer} is not a seat 0..{state.players - 1}")
+            dealers[row] = dealer
+        return dealers
 
     def shuffle(self, state, games, cards, counts):
-        stock = self.lines.peek("reshuffle")["stock"]
-        pile = cards[0, : counts[0]].tolist()
-        if sorted(stock) != sorted(pile) or not all(type(card) is int for card in stock):
-            raise self.lines.error(
-                f"the reshuffled stock {stock} is not the discard pile but its top card "
-                f"{sorted(pile)}"
-            )
-        row = np.full((1, NUM_CARDS), -1, dtype=np.int8)
-        row[0, : len(stock)] = stock
-        return row
+        stocks = np.full((len(games), NUM_CARDS), -1, dtype=np.int8)
+        for row, game in enumerate(games.tolist()):
+            lines = self.matches[game]
+            stock = lines.peek("reshuffle")["stock"]
+            pile = cards[row, : counts[row]].tolist()
+            if sorted(stock) != sorted(pile) or not all(type(card) is int for card in stock):
+                raise lines.error(
+                    f"the reshuffled stock {stock} is not the discard pile but its top card "
+                    f"{sorted(pile)}"
+                )
+            stocks[row, : len(stock)] = stock
+        return stocks
 
     def steal(self, state, games, drawer, victim):
-        event = self.lines.peek("steal")
-        card = event["card"]
-        if not 0 <= card < NUM_CARDS or not int(state.hand[games[0], victim[0]]) >> card & 1:
-            raise self.lines.error(
-                f"the stolen card {card} is not in the hand of player {int(victim[0])}"
-            )
-        return np.array([card], dtype=np.int8)
+        cards = np.empty(len(games), dtype=np.int8)
+        for row, game in enumerate(games.tolist()):
+            lines = self.matches[game]
+            card = lines.peek("steal")["card"]
+            if not 0 <= card < NUM_CARDS or not int(state.hand[game, victim[row]]) >> card & 1:
+                raise lines.error(
+                    f"the stolen card {card} is not in the hand of player {int(victim[row])}"
+                )
+            cards[row] = card
+        return cards
 
 
 class _CheckingTrace:
-    """Compares each event the engine emits with the record's line at the cursor."""
+    """Compares each event the engine emits with its record's line at the cursor."""
 
-    def __init__(self, lines: _Lines, state_ref: list):
-        self.lines = lines
+    def __init__(self, matches: list[_Lines], state_ref: list):
+        self.matches = matches
         self.state_ref = state_ref
 
     def start_match(self, game: int) -> None:
         pass
 
     def emit(self, game: int, event: dict[str, Any]) -> None:
-        recorded = self.lines.peek(event["type"])
+        lines = self.matches[game]
+        recorded = lines.peek(event["type"])
         kind = event["type"]
         if kind == "match_end":
-            self._check_ranking(event, recorded)
+            self._check_ranking(lines, game, event, recorded)
         elif kind == "round" and recorded.get("dealer") != event["dealer"]:
-            raise self.lines.error(
-                f"wrong dealer: the record has {recorded['dealer']}, the "
-                f"rules give {event['dealer']}"
+            raise lines.error(
+                f"wrong dealer: the record has {recorded['dealer']}, the rules give "
+                f"{event['dealer']}"
             )
-        elif kind == "action":
-            pass  # the replayer checked the action before applying it
-        else:
+        elif kind != "action":  # the replayer checked the action before applying it
             for key, value in event.items():
-                if key == "version":
-                    continue
-                if recorded.get(key) != value:
-                    raise self.lines.error(
-                        f"{kind}: {key} is {recorded.get(key)!r} in the "
-                        f"record, the rules give {value!r}"
+                if key != "version" and recorded.get(key) != value:
+                    raise lines.error(
+                        f"{kind}: {key} is {recorded.get(key)!r} in the record, the rules "
+                        f"give {value!r}"
                     )
-        self.lines.cursor += 1
+        lines.cursor += 1
 
-    def _check_ranking(self, event, recorded) -> None:
+    def _check_ranking(self, lines: _Lines, game: int, event, recorded) -> None:
         for key in ("totals", "truncated"):
             if recorded[key] != event[key]:
-                raise self.lines.error(
-                    f"match_end: {key} is {recorded[key]!r} in the record, "
-                    f"the rules give {event[key]!r}"
+                raise lines.error(
+                    f"match_end: {key} is {recorded[key]!r} in the record, the rules give "
+                    f"{event[key]!r}"
                 )
         state = self.state_ref[0]
         ranking = recorded["ranking"]
         if sorted(ranking) != list(range(state.players)):
-            raise self.lines.error(
-                f"match_end: ranking {ranking} is not a permutation of the seats"
-            )
-        keys = engine.ranking_keys(state, np.array([0]))[0]
+            raise lines.error(f"match_end: ranking {ranking} is not a permutation of the seats")
+        keys = engine.ranking_keys(state, np.array([game]))[0]
         if [keys[p] for p in ranking] != sorted(keys.tolist()):
-            raise self.lines.error(
-                f"match_end: ranking {ranking} is wrong; the rules give "
-                f"{event['ranking']} (ties may be in any order)"
+            raise lines.error(
+                f"match_end: ranking {ranking} is wrong; the rules give {event['ranking']} "
+                "(ties may be in any order)"
             )
 
 
-def replay_lines(name: str, text_lines: Iterable[str]) -> int:
-    """Replay the matches in ``text_lines``; return how many. Raise RecordError on a fault."""
-    lines = _parse(name, text_lines)
-    matches = 0
-    while lines.cursor < len(lines.lines):
-        header = lines.peek("match")
-        if header["version"] != engine.RECORD_VERSION:
-            raise lines.error(
-                f"record version {header['version']} is not supported; "
-                f"allowed: {engine.RECORD_VERSION}"
-            )
-        try:
-            rules = Rules.from_dict(header["rules"])
-            rules.check_players(header["players"])
-        except RulesError as error:
-            raise lines.error(f"bad rules: {error}") from None
-        if rules.to_dict() != header["rules"]:
-            raise lines.error(
-                "the rules object must list every key of RULES.md §11 in canonical form"
-            )
-        if header["seed"] < 0:
-            raise lines.error(f"seed {header['seed']} is negative")
-        state_ref: list = [None]
-        chance = RecordChance(lines)
-        trace = _CheckingTrace(lines, state_ref)
-        state = engine.empty_state(rules, header["players"], 1)
-        state_ref[0] = state
-        engine._start_match(state, np.array([0]), np.array([header["seed"]]), chance, trace)
-        engine._settle(state, np.array([0]), chance, trace, False)
-        while state.phase[0] != engine.DONE:
+def _split_matches(lines: _Lines) -> list[_Lines]:
+    """One ``_Lines`` per match, each starting at its match line."""
+    if lines.lines and lines.lines[0][1]["type"] != "match":
+        lines.peek("match")  # raises: a record starts with a match line
+    starts = [i for i, (_, event) in enumerate(lines.lines) if event["type"] == "match"]
+    return [
+        _Lines(lines.name, lines.lines[start:end])
+        for start, end in zip(starts, [*starts[1:], len(lines.lines)], strict=True)
+    ]
+
+
+def _header(match: _Lines) -> tuple[Rules, int, int]:
+    match.cursor = 0
+    header = match.peek("match")
+    if header["version"] != engine.RECORD_VERSION:
+        raise match.error(
+            f"record version {header['version']} is not supported; allowed: {engine.RECORD_VERSION}"
+        )
+    try:
+        rules = Rules.from_dict(header["rules"])
+        rules.check_players(header["players"])
+    except RulesError as error:
+        raise match.error(f"bad rules: {error}") from None
+    if rules.to_dict() != header["rules"]:
+        raise match.error("the rules object must list every key of RULES.md §11 in canonical form")
+    if header["seed"] < 0:
+        raise match.error(f"seed {header['seed']} is negative")
+    return rules, header["players"], header["seed"]
+
+
+def _replay_batch(matches: list[_Lines], rules: Rules, players: int) -> None:
+    """Replay matches of one rule set side by side in one engine batch."""
+    for match in matches:
+        match.cursor = 0
+    seeds = np.array([_header(match)[2] for match in matches], dtype=np.int64)
+    state = engine.empty_state(rules, players, len(matches))
+    chance = RecordChance(matches)
+    trace = _CheckingTrace(matches, [state])
+    games = np.arange(len(matches))
+    engine._start_match(state, games, seeds, chance, trace)
+    engine._settle(state, games, chance, trace, False)
+    while True:
+        live = np.flatnonzero(state.phase != engine.DONE)
+        if not live.size:
+            break
+        actions = np.empty(live.size, dtype=np.int64)
+        players_now = state.current_player[live].tolist()
+        legal_now = state.legal_bits[live].tolist()
+        phases = state.phase[live].tolist()
+        for row, game in enumerate(live.tolist()):
+            lines = matches[game]
             event = lines.peek("action")
             player, action = event["player"], event["action"]
-            current = int(state.current_player[0])
-            if player != current:
-                raise lines.error(f"player {player} acts, but it is player {current}'s turn")
-            mask = state.legal[0]
-            if not 0 <= action < NUM_ACTIONS or not mask[action]:
-                legal = [f"{a} ({action_name(a)})" for a in np.flatnonzero(mask)]
+            if player != players_now[row]:
+                raise lines.error(
+                    f"player {player} acts, but it is player {players_now[row]}'s turn"
+                )
+            legal_bits = legal_now[row]
+            if not 0 <= action < NUM_ACTIONS or not legal_bits >> action & 1:
+                legal = [
+                    f"{a} ({action_name(a)})" for a in range(NUM_ACTIONS) if legal_bits >> a & 1
+                ]
                 shown = action_name(action) if 0 <= action < NUM_ACTIONS else "no action"
                 raise lines.error(
                     f"illegal action {action} ({shown}) for player {player} in phase "
-                    f"{engine.PHASE_NAMES[state.phase[0]]}; legal: {', '.join(legal)}"
+                    f"{engine.PHASE_NAMES[phases[row]]}; legal: {', '.join(legal)}"
                 )
-            forced = int(mask.sum()) == 1
-            if event["forced"] != forced:
+            count = legal_bits.bit_count()
+            if event["forced"] != (count == 1):
                 raise lines.error(
-                    f"action {action} is marked forced={event['forced']}, but "
-                    f"the player had {int(mask.sum())} legal action(s)"
+                    f"action {action} is marked forced={event['forced']}, but the player had "
+                    f"{count} legal action(s)"
                 )
-            engine.step(state, np.array([action]), chance=chance, trace=trace, resolve_forced=False)
-        matches += 1
-    return matches
+            actions[row] = action
+        engine.step(state, actions, chance=chance, trace=trace, resolve_forced=False, games=live)
+    for match in matches:
+        if match.cursor < len(match.lines):
+            raise match.error("the match is over, but its record goes on")
+
+
+def replay_lines(name: str, text_lines: Iterable[str], batch: int = 512) -> int:
+    """Replay the matches in ``text_lines``; return how many. Raise RecordError on a fault.
+
+    Matches of the same rules are replayed ``batch`` at a time side by side; when one
+    breaks the rules they are replayed one by one, so the error names the first bad line.
+    """
+    matches = _split_matches(_parse(name, text_lines))
+    groups: dict[tuple[str, int], tuple[Rules, int, list[_Lines]]] = {}
+    for match in matches:
+        rules, players, _ = _header(match)
+        key = (json.dumps(match.lines[0][1]["rules"], sort_keys=True), players)
+        groups.setdefault(key, (rules, players, []))[2].append(match)
+    try:
+        for rules, players, group in groups.values():
+            for start in range(0, len(group), batch):
+                _replay_batch(group[start : start + batch], rules, players)
+    except RecordError:
+        for match in matches:
+            rules, players, _ = _header(match)
+            _replay_batch([match], rules, players)
+        raise
+    return len(matches)
 
 
 def replay(path: str | Path) -> int:

@@ -639,18 +639,11 @@ def test_cli_bad_arguments(args: list[str], expected: str, tmp_path: Path) -> No
 
 # --- the round trip of many random matches --------------------------------------------------------
 
-# Matches per preset, spread evenly over its player counts. Measured here: replay runs at about
-# 16,000 lines a second on one core (2.5 matches/s under ukrainian, 3-4 under encyclopedia,
-# 7-16 under the others, whose random matches are shorter), and playing the matches costs
-# about a third of that again; these counts take about 200 CPU seconds, so 100-120 s with
-# ``-n 2`` on an idle 2-core machine.
-ROUND_TRIP_MATCHES = {
-    "classic": 300,
-    "yard": 400,
-    "nines": 300,
-    "encyclopedia": 120,
-    "ukrainian": 90,
-}
+# Matches per preset, spread evenly over its player counts. Measured here (one core): playing
+# and recording runs at 40-100 matches/s, the batched replay at 17-60 matches/s (about 120,000
+# lines a second; random ukrainian matches are the longest, ~6,800 lines). These counts take
+# about 450 CPU seconds, about 4 minutes with ``-n 2``.
+ROUND_TRIP_MATCHES = dict.fromkeys(PRESETS, 2000)
 ROUND_TRIP_CASES = [
     (preset, players)
     for preset in PRESETS
