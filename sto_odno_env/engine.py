@@ -456,7 +456,7 @@ def step(
     expected = (state.batch,) if games is None else (len(games),)
     if actions.shape != expected:
         raise ValueError(f"actions must have shape {expected}, got {actions.shape}")
-    if not np.issubdtype(actions.dtype, np.integer):
+    if actions.dtype.kind not in "iu":
         raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
     if games is None:
         live_rows = np.flatnonzero(state.phase != DONE)
@@ -470,12 +470,11 @@ def step(
         state.rewards.fill(0.0)
         done = np.zeros(state.batch, dtype=bool)
         return state, state.rewards.copy(), done
-    in_range = (chosen >= 0) & (chosen < NUM_ACTIONS)
-    legal = np.zeros(live.shape, dtype=bool)
-    shift = chosen[in_range].astype(np.uint64)
-    legal[in_range] = (state.legal_bits[live[in_range]] >> shift) & _U64_1 == _U64_1
+    # An id outside 0..41 shifts to bit 63, which no legal mask has.
+    shift = np.where((chosen >= 0) & (chosen < NUM_ACTIONS), chosen, 63).astype(np.uint64)
+    legal = (state.legal_bits[live] >> shift) & _U64_1
     if not legal.all():
-        bad = int(np.flatnonzero(~legal)[0])
+        bad = int(np.flatnonzero(legal == 0)[0])
         raise IllegalActionError(_illegal_message(state, int(live[bad]), int(chosen[bad])))
 
     state.rewards.fill(0.0)

@@ -34,12 +34,13 @@ change the vector (``tests/test_observation.py``).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .cards import NUM_CARDS, NUM_SUITS
-from .engine import AFTER_DRAW, NOBODY, State
+from .engine import AFTER_DRAW, State
 from .rules import MAX_PLAYERS
-from .tables import CARD_BIT
 
 NUM_PHASES = 5
 MAX_OTHERS = MAX_PLAYERS - 1
@@ -89,14 +90,68 @@ _S_PLAYERS = LAYOUT["num_players"].start - NUM_FLAGS
 _U64 = np.uint64
 
 
-def _place(words: np.ndarray, values: np.ndarray, name: str) -> None:
-    """OR ``values`` (uint64 bit fields) into the packed flag words at ``name``'s offset."""
-    offset = LAYOUT[name].start
-    width = LAYOUT[name].stop - offset
-    word, shift = divmod(offset, 64)
-    words[:, word] |= values << _U64(shift)
-    if shift + width > 64:
-        words[:, word + 1] |= values >> _U64(64 - shift)
+def _field_words(name: str) -> np.ndarray:
+    """(slots, words) uint64: the packed bits of each slot of a one-hot field."""
+    start, stop = LAYOUT[name].start, LAYOUT[name].stop
+    table = np.zeros((stop - start, _WORDS), dtype=_U64)
+    for slot in range(stop - start):
+        bit = start + slot
+        table[slot, bit // 64] = _U64(1) << _U64(bit % 64)
+    return table
+
+
+# Combined tables, one lookup each: [top card * 5 + ordered suit] and [phase * 37 + drawn
+# card]. No ordered suit (-1) is taken modulo 5 and NO_CARD (36) is the last slot, so both
+# land on the "none" slots.
+_TOP_SUIT_WORDS = (
+    _field_words("top_card")[:, None, :] | _field_words("ordered_suit")[None, :, :]
+).reshape(-1, _WORDS)
+_PHASE_DRAWN_WORDS = (
+    _field_words("phase")[:, None, :] | _field_words("drawn_card")[None, :, :]
+).reshape(-1, _WORDS)
+_SUITS_SLOTS = NUM_SUITS + 1
+_DRAWN_SLOTS = NUM_CARDS + 1
+
+
+@lru_cache(maxsize=8)
+def _seat_words(players: int) -> np.ndarray:
+    """[in_match bits, seat, dealer, current seat (-1 -> 6)] -> the packed bits of
+    others_in, others_dealer, own_dealer and to_act, for a player count."""
+    table = np.zeros((64, MAX_PLAYERS, MAX_PLAYERS, MAX_PLAYERS + 1, _WORDS), dtype=_U64)
+
+    def put(entry: np.ndarray, name: str, slot: int) -> None:
+        bit = LAYOUT[name].start + slot
+        entry[bit // 64] |= _U64(1) << _U64(bit % 64)
+
+    for in_bits in range(1 << players):
+        for seat in range(players):
+            for dealer in range(players):
+                for current in range(MAX_PLAYERS + 1):
+                    entry = table[in_bits, seat, dealer, current]
+                    for k in range(1, players):
+                        other = (seat + k) % players
+                        if in_bits >> other & 1:
+                            put(entry, "others_in", k - 1)
+                        if other == dealer:
+                            put(entry, "others_dealer", k - 1)
+                    if dealer == seat:
+                        put(entry, "own_dealer", 0)
+                    acting = current < players
+                    put(entry, "to_act", (current - seat) % players if acting else MAX_PLAYERS)
+    return table.reshape(-1, _WORDS)
+
+
+@lru_cache(maxsize=8)
+def _others(players: int) -> np.ndarray:
+    """[seat] -> the other seats clockwise from it."""
+    return (np.arange(players)[:, None] + np.arange(1, players)[None, :]) % players
+
+
+_SEAT_STRIDES = (
+    MAX_PLAYERS * MAX_PLAYERS * (MAX_PLAYERS + 1),
+    MAX_PLAYERS * (MAX_PLAYERS + 1),
+    MAX_PLAYERS + 1,
+)
 
 
 def observe(
@@ -110,18 +165,18 @@ def observe(
     ``seat`` is one seat for all games, a (B,) array, or None for the player to act
     (games whose match is over are then observed from seat 0). ``games`` (indices)
     observes only those games, giving (len(games), OBS_SIZE); ``seat`` then has one entry
-    per chosen game. ``out`` reuses a buffer. The 0/1 entries are built as packed bits and
-    unpacked once, which keeps this cheap at large batches.
+    per chosen game. ``out`` reuses a buffer. The 0/1 entries are OR-ed together as
+    packed bits from lookup tables and unpacked once, which keeps this cheap at any batch.
     """
     P = state.players
 
     def rows(array: np.ndarray) -> np.ndarray:
         return array if games is None else array[games]
 
-    current = rows(state.current_player).astype(np.intp)
+    current = rows(state.current_player)
     B = current.shape[0]
     if seat is None:
-        seat = np.maximum(current, 0)
+        seat = np.maximum(current, 0).astype(np.intp)
     else:
         seat = np.broadcast_to(np.asarray(seat), (B,)).astype(np.intp)
         if seat.size and (seat.min() < 0 or seat.max() >= P):
@@ -130,55 +185,39 @@ def observe(
     hands = rows(state.hand)
     discard_bits = rows(state.discard_bits)
     phase = rows(state.phase)
-    top_card = rows(state.top_card)
-    dealer = rows(state.dealer).astype(np.intp)
-    totals = rows(state.totals)
     local = np.arange(B)
 
-    seat64 = seat.astype(_U64)
-    players = _U64(P)
-    words = np.empty((B, _WORDS), dtype=_U64)
-    words[:, 0] = hands[local, seat] | (discard_bits << _U64(NUM_CARDS))
-    words[:, 1] = discard_bits >> _U64(64 - NUM_CARDS)
-    words[:, 2:] = 0
-    # Rotate the in-match bits so bit k is the seat k+1 places after the observer.
-    in_match = rows(state.in_match).astype(_U64)
-    after = seat64 + _U64(1)
-    rotated = (in_match >> after) | (in_match << (players - after))
-    _place(words, rotated & _U64((1 << (P - 1)) - 1), "others_in")
-    dealer_after = (dealer - seat - 1) % P  # P - 1 when the observer deals
-    _place(words, CARD_BIT[np.where(dealer == seat, NUM_CARDS, dealer_after)], "others_dealer")
-    _place(words, (dealer == seat).astype(_U64), "own_dealer")
-    _place(
-        words,
-        CARD_BIT[top_card] | (top_card == NUM_CARDS).astype(_U64) << _U64(NUM_CARDS),
-        "top_card",
+    visible = (phase == AFTER_DRAW) & (current == seat)  # the drawer sees its card
+    drawn = np.where(visible, rows(state.drawn_card), _NO_DRAWN)
+    top_suit = rows(state.top_card).astype(np.intp) * _SUITS_SLOTS + (
+        rows(state.ordered_suit) % _SUITS_SLOTS
     )
-    suit = rows(state.ordered_suit)
-    suit = np.where(suit < 0, NUM_SUITS, suit)
-    _place(words, _U64(1) << suit.astype(_U64), "ordered_suit")
-    _place(words, _U64(1) << phase.astype(_U64), "phase")
-    drawer = (phase == AFTER_DRAW) & (current == seat)
-    drawn = np.where(drawer, rows(state.drawn_card), _NO_DRAWN).astype(_U64)
-    _place(words, _U64(1) << drawn, "drawn_card")
-    to_act = np.where(current == NOBODY, MAX_PLAYERS, (current - seat) % P).astype(_U64)
-    _place(words, _U64(1) << to_act, "to_act")
-    flags = np.unpackbits(
+    phase_drawn = phase.astype(np.intp) * _DRAWN_SLOTS + drawn
+    seat_key = (
+        rows(state.in_match).astype(np.intp) * _SEAT_STRIDES[0]
+        + seat * _SEAT_STRIDES[1]
+        + rows(state.dealer) * _SEAT_STRIDES[2]
+        + current % (MAX_PLAYERS + 1)
+    )
+    words = _TOP_SUIT_WORDS[top_suit] | _PHASE_DRAWN_WORDS[phase_drawn]
+    words |= _seat_words(P)[seat_key]
+    words[:, 0] |= hands[local, seat] | (discard_bits << _U64(NUM_CARDS))
+    words[:, 1] |= discard_bits >> _U64(64 - NUM_CARDS)
+    obs[:, :NUM_FLAGS] = np.unpackbits(
         words.view(np.uint8).reshape(B, 8 * _WORDS), axis=1, count=NUM_FLAGS, bitorder="little"
     )
-    obs[:, :NUM_FLAGS] = flags
 
     # The scalars go through a small contiguous block: one strided pass over ``obs``.
     scalars = np.zeros((B, OBS_SIZE - NUM_FLAGS), dtype=np.float32)
-    target = float(state.tables.target)
-    scalars[:, _S_PENDING] = rows(state.pending) / CARD_SCALE
-    scalars[:, _S_STOCK] = rows(state.stock_size) / CARD_SCALE
-    others = (seat[:, None] + np.arange(1, P)[None, :]) % P
-    scalars[:, _S_HANDS : _S_HANDS + P - 1] = (
-        np.take_along_axis(np.bitwise_count(hands), others, axis=1) / CARD_SCALE
-    )
-    scalars[:, _S_TOTALS : _S_TOTALS + P - 1] = np.take_along_axis(totals, others, axis=1) / target
-    scalars[:, _S_OWN_TOTAL] = totals[local, seat] / target
+    totals = rows(state.totals)
+    others = (local * P)[:, None] + _others(P)[seat]  # flat indices into (B, P) arrays
+    scalars[:, _S_PENDING] = rows(state.pending)
+    scalars[:, _S_STOCK] = rows(state.stock_size)
+    scalars[:, _S_HANDS : _S_HANDS + P - 1] = np.bitwise_count(hands).reshape(-1)[others]
+    scalars[:, _S_PENDING : _S_HANDS + MAX_OTHERS] /= CARD_SCALE
+    scalars[:, _S_TOTALS : _S_TOTALS + P - 1] = totals.reshape(-1)[others]
+    scalars[:, _S_OWN_TOTAL] = totals[local, seat]
+    scalars[:, _S_TOTALS:_S_PLAYERS] /= state.tables.target
     scalars[:, _S_PLAYERS] = P / MAX_PLAYERS
     obs[:, NUM_FLAGS:] = scalars
     return obs
