@@ -88,24 +88,24 @@ class TorchPolicyAgent(BasePolicy):
 
 
 class SB3PolicyAgent(BasePolicy):
-    """A stable-baselines3 / sb3-contrib model, predicting with action masks if it can."""
+    """A stable-baselines3 / sb3-contrib model: the most likely legal action under its
+    policy (illegal actions masked out of the logits, whether or not it was trained with
+    masks)."""
 
     name = "checkpoint"
 
     def __init__(self, model, path: str = ""):
         self.model = model
         self.path = path
-        self.masked = "action_masks" in model.predict.__code__.co_varnames
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        observations = np.asarray(observations, np.float32)
-        if self.masked:
-            actions, _ = self.model.predict(
-                observations, action_masks=np.asarray(masks) > 0, deterministic=True
-            )
-        else:
-            actions, _ = self.model.predict(observations, deterministic=True)
-        return np.asarray(actions, dtype=np.int64)
+        torch = _torch()
+        policy = self.model.policy
+        with torch.no_grad():
+            obs_tensor, _ = policy.obs_to_tensor(np.asarray(observations, np.float32))
+            logits = policy.get_distribution(obs_tensor).distribution.logits.cpu().numpy()
+        logits[np.asarray(masks) == 0] = -np.inf
+        return np.argmax(logits, axis=1)
 
 
 def load(path: str | Path) -> BasePolicy:
@@ -157,9 +157,18 @@ def _load_sb3(path: Path) -> BasePolicy:
     errors = []
     for model_class in (MaskablePPO, PPO):
         try:
-            return SB3PolicyAgent(model_class.load(path, device="cpu"), str(path))
+            model = model_class.load(path, device="cpu")
         except Exception as error:  # each class fails differently on a foreign zip
             errors.append(f"{model_class.__name__}: {type(error).__name__}: {error}")
+            continue
+        shape = getattr(model.observation_space, "shape", None)
+        actions = getattr(model.action_space, "n", None)
+        if shape != (OBS_SIZE,) or actions != NUM_ACTIONS:
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} was trained for observations {shape} and "
+                f"{actions} actions; this env has ({OBS_SIZE},) and {NUM_ACTIONS}"
+            )
+        return SB3PolicyAgent(model, str(path))
     raise CheckpointError(
         f"checkpoint {str(path)!r} is not a MaskablePPO or PPO zip ({'; '.join(errors)})"
     )

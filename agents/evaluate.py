@@ -217,6 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     names = [name.strip() for name in args.agents.split(",") if name.strip()]
     if len(names) < 2:
         parser.error("--agents needs at least two agents")
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        parser.error(
+            f"--agents lists {', '.join(repeated)} more than once; give each agent "
+            "once (a table of more players is filled from the list in turn)"
+        )
     if args.matches < 1:
         parser.error(f"--matches must be >= 1, got {args.matches}")
     try:

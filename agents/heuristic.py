@@ -116,7 +116,7 @@ class ExpertAgent(BasePolicy):
       holds one or two cards; in a duel a skip is another turn (+2), so skips chain.
     * **Order the suit that sheds most**: points and number of cards held in each suit,
       plus the cards of that suit already seen (hand and discard pile: the others are
-      less likely to follow a suit that is mostly gone).
+      less likely to follow a suit that is mostly gone); never a suit it holds none of.
     * **Steer for exactly the target.** A play that leaves points in hand adding up to
       exactly the target (with the reset rule) scores +40; when the points in hand would
       take the total over the target, shedding points counts double.
@@ -199,8 +199,12 @@ class ExpertAgent(BasePolicy):
         suit_points = (hand * self._points32) @ SUIT_OF_CARD32
         suit_count = hand @ SUIT_OF_CARD32
         seen = (hand + view.discard) @ SUIT_OF_CARD32  # of the 9 cards of each suit
+        # A suit it holds nothing of is never ordered (it could not follow it itself).
         scores[:, ORDER_BASE : ORDER_BASE + NUM_SUITS] = (
-            w.order_points * suit_points + w.order_count * suit_count + w.order_seen * seen
+            w.order_points * suit_points
+            + w.order_count * suit_count
+            + w.order_seen * seen
+            - np.where(suit_count > 0, 0.0, 1000.0)
         )
         # Draw and pass only when nothing better exists.
         draw_score = np.full(n, w.draw - self.mean_points, dtype=np.float32)

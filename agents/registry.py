@@ -41,7 +41,10 @@ def load(
     base, _, params = name.partition(":")
     if base in BOTS:
         kwargs = _parse_params(name, base, params)
-        return BOTS[base](rules, players, seed=seed, **kwargs)
+        try:
+            return BOTS[base](rules, players, seed=seed, **kwargs)
+        except ValueError as error:
+            raise AgentError(f"agent {name!r}: {error}") from None
     if Path(name).suffix in (".pt", ".zip") or Path(name).exists() or "/" in name:
         try:
             return load_checkpoint(name)

@@ -21,7 +21,8 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # Rounding can leave 1e-17 off the ends; the interval always contains the rate.
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def head_to_head(results: Sequence[MatchResult], first: str, second: str) -> dict:

@@ -146,7 +146,142 @@ def openspiel_section(seconds, repeats) -> float | None:
     return decisions
 
 
-EXTRA_SECTIONS: list[Callable[[float, int, bool], None]] = []
+def aec_run(env_factory, seed: int = 0):
+    """Turns/s of a PettingZoo AEC env in the standard ``agent_iter()`` loop, random legal
+    actions from the mask (in the observation dict, or in ``info``)."""
+    env = env_factory()
+    env.reset(seed=seed)
+    generator = np.random.default_rng(seed)
+
+    def run(seconds: float) -> tuple[int, int]:
+        turns = matches = 0
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            env.reset()
+            for _agent in env.agent_iter():
+                observation, _, terminated, truncated, info = env.last()
+                if terminated or truncated:
+                    action = None
+                else:
+                    mask = (
+                        observation["action_mask"]
+                        if isinstance(observation, dict)
+                        else info["action_mask"]
+                    )
+                    legal = np.flatnonzero(mask)
+                    action = int(legal[generator.integers(legal.size)])
+                env.step(action)
+                turns += 1
+            matches += 1
+        return turns, matches
+
+    return run
+
+
+def aec_section(seconds: float, repeats: int) -> None:
+    from . import sto_odno_v0
+
+    rows = []
+    ours, _ = _measure(aec_run(lambda: sto_odno_v0.env(players=2)), seconds, repeats)
+    rows.append(["sto_odno_v0 (classic, 2 players)", f"{ours:,.0f}"])
+    ratio_text = "(shimmy not installed: `pip install -e .[bench]` to compare)"
+    try:
+        from shimmy import OpenSpielCompatibilityV0
+
+        def spiel_env():
+            return OpenSpielCompatibilityV0(game_name="crazy_eights")
+
+        theirs, _ = _measure(aec_run(spiel_env), seconds, repeats)
+        rows.append(["shimmy OpenSpiel crazy_eights", f"{theirs:,.0f}"])
+        ratio_text = f"AEC env / shimmy crazy_eights: {ours / theirs:.2f}x turns/s (target >= 3x)"
+    except ImportError:
+        pass
+    print("\n## PettingZoo AEC envs: agent_iter() loop, random legal actions (one core)\n")
+    print_table(["env", "turns/s"], rows)
+    print("\n" + ratio_text)
+
+
+def vector_run(batch: int, players: int = 2, seed: int = 0):
+    """Learner steps/s of the vector env: random learner actions, batched random opponents."""
+    from .gym_env import StoOdnoVectorEnv
+
+    env = StoOdnoVectorEnv(batch, players=players)
+    _, infos = env.reset(seed=seed)
+    generator = np.random.default_rng(seed)
+
+    def run(seconds: float) -> tuple[int, int]:
+        steps = episodes = 0
+        nonlocal infos
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            legal_bits = env.games.state.legal_bits
+            actions = engine.sample_actions(legal_bits, generator.random(batch))
+            _, _, terminated, truncated, infos = env.step(actions)
+            steps += batch
+            episodes += int((terminated | truncated).sum())
+        return steps, episodes
+
+    return run
+
+
+def vector_section(seconds: float, repeats: int, batches=(1024, 8192)) -> None:
+    rows = []
+    for players in (2, 4):
+        for batch in batches:
+            steps, episodes = _measure(vector_run(batch, players), seconds, repeats)
+            rows.append(["classic", str(players), str(batch), f"{steps:,.0f}", f"{episodes:,.1f}"])
+    print(
+        "\n## Vector env: learner steps/s, random learner, batched random opponents "
+        "(observation and mask every step, one core)\n"
+    )
+    print_table(["preset", "players", "batch", "learner steps/s", "episodes/s"], rows)
+
+
+def profile_aec(seconds: float) -> None:
+    """Where an AEC turn's time goes: cProfile of the agent_iter() loop, by component."""
+    import cProfile
+    import pstats
+
+    from . import sto_odno_v0
+
+    run = aec_run(lambda: sto_odno_v0.env(players=2))
+    profiler = cProfile.Profile()
+    profiler.enable()
+    turns, _ = run(seconds)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = sum(entry[2] for entry in stats.stats.values())  # tottime over all functions
+
+    def cumulative(file_part: str, name: str) -> float:
+        return sum(
+            entry[3]
+            for (path, _, func), entry in stats.stats.items()
+            if file_part in path and func == name
+        )
+
+    parts = [
+        ("observation vector (observe)", cumulative("observation.py", "observe")),
+        ("engine step (validate, apply, forced decisions)", cumulative("engine.py", "step")),
+        (
+            "AEC step bookkeeping (rewards, masks, selection)",
+            cumulative("aec.py", "step") - cumulative("engine.py", "step"),
+        ),
+    ]
+    print(
+        f"\n## Where an AEC turn goes (cProfile, {turns} turns, {total / turns * 1e6:.0f} us "
+        "per turn under the profiler)\n"
+    )
+    print_table(
+        ["part", "us/turn", "share"],
+        [[name, f"{value / turns * 1e6:.1f}", f"{value / total:.0%}"] for name, value in parts]
+        + [
+            [
+                "the rest (PettingZoo wrappers, agent_iter, last(), the random agent)",
+                f"{(total - sum(v for _, v in parts)) / turns * 1e6:.1f}",
+                f"{(total - sum(v for _, v in parts)) / total:.0%}",
+            ]
+        ],
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -154,6 +289,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=1.5, help="per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="median over repeats")
     parser.add_argument("--quick", action="store_true", help="short run (CI smoke)")
+    parser.add_argument("--profile", action="store_true", help="profile an AEC turn too")
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.repeats = 0.2, 1
@@ -165,8 +301,10 @@ def main(argv: list[str] | None = None) -> None:
             f"\nengine (2 players, batch 8192) / OpenSpiel crazy_eights: {ratio:.1f}x "
             "decisions/s (target >= 20x)"
         )
-    for section in EXTRA_SECTIONS:
-        section(args.seconds, args.repeats, args.quick)
+    aec_section(args.seconds, args.repeats)
+    vector_section(args.seconds, args.repeats)
+    if args.profile:
+        profile_aec(args.seconds)
 
 
 if __name__ == "__main__":

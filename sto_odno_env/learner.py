@@ -237,26 +237,36 @@ class LearnerGames:
         self._restarted[games] = True
 
     def _run_opponents(self) -> None:
-        """Let the opponents move until the learner is to act in every game."""
+        """Let the opponents move until the learner is to act in every game: each round of
+        moves is one policy call per opponent position and one engine step for all games."""
         state = self.state
         P = self.players
         while True:
             current = state.current_player
-            waiting = current != self.learner
-            if not waiting.any():
+            waiting = np.flatnonzero(current != self.learner)
+            if not waiting.size:
                 break
-            relative = (current.astype(np.intp) - self.learner) % P
+            seats = current[waiting].astype(np.intp)
+            relative = (seats - self.learner[waiting]) % P
+            actions = np.empty(waiting.size, dtype=np.int64)
             for position in range(1, P):
-                games = np.flatnonzero(waiting & (relative == position))
+                rows = np.flatnonzero(relative == position) if P > 2 else slice(None)
+                games = waiting[rows]
                 if not games.size:
                     continue
-                policy = self.opponents[position - 1]
-                masks = engine.unpack_actions(state.legal_bits[games])
-                if getattr(policy, "needs_observation", True):
-                    seats = current[games].astype(np.intp)
-                    observations = observe(state, seats, games=games)
-                else:
-                    observations = None
-                actions = np.asarray(policy.act(observations, masks), dtype=np.int64)
-                self._engine_step(games, actions)
+                actions[rows] = self._opponent_actions(
+                    self.opponents[position - 1], games, seats[rows]
+                )
+            self._engine_step(waiting, actions)
             self._end_finished()
+
+    def _opponent_actions(self, policy: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        state = self.state
+        if hasattr(policy, "act_bits"):  # acts on the legal-action bits alone (random play)
+            return policy.act_bits(state.legal_bits[games])
+        masks = engine.unpack_actions(state.legal_bits[games])
+        if getattr(policy, "needs_observation", True):
+            observations = observe(state, seats, games=games)
+        else:
+            observations = None
+        return np.asarray(policy.act(observations, masks), dtype=np.int64)

@@ -70,6 +70,12 @@ class RandomPolicy(BasePolicy):
         scores = self.generator.random(masks.shape, dtype=np.float32) + 1.0
         return np.argmax(scores * (masks > 0), axis=1)
 
+    def act_bits(self, legal_bits: np.ndarray) -> np.ndarray:
+        """The same choice rule from the engine's 42-bit legal masks (no (N, 42) array)."""
+        from .engine import sample_actions
+
+        return sample_actions(legal_bits, self.generator.random(len(legal_bits)))
+
 
 def as_policy(policy: Any) -> BasePolicy | Policy:
     """A batched policy from a policy object or a plain callable."""

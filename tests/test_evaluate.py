@@ -1,0 +1,533 @@
+"""The evaluation harness (``agents.stats``, ``agents.arena``, ``agents.evaluate``).
+
+* Statistics on constructed outcomes: Wilson intervals against known values and their
+  defining equation, head-to-head tables (ties count ½), per-agent summaries, OpenSkill.
+* Duplicate deals: the schedule holds every deal once per seat rotation, and the engine
+  really deals the same cards to the same seats in every rotation (and every round).
+* Matches in the arena: a bot against a copy of itself is exactly even under duplicate
+  deals; results do not depend on the batch size.
+* The CLI ``python -m agents.evaluate``: files and their contents, other player counts,
+  ladders and presets, and clear errors for bad ``--agents``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents import ExpertAgent, GreedyAgent, RandomAgent, save_policy
+from agents.arena import Match, MatchResult, play
+from agents.evaluate import duplicate_schedule, evaluate, main, plan
+from agents.stats import Z95, agent_summary, head_to_head, openskill_ratings, wilson
+from sto_odno_env import engine
+from sto_odno_env.observation import observe
+
+ROOT = Path(__file__).resolve().parents[1]
+EPS = 0.0  # wilson() clamps its bounds, so the interval holds the rate exactly
+
+
+def result(seats, rewards, ranking=None, totals=None, points=None, rounds=None, resets=None):
+    """A constructed MatchResult."""
+    players = len(seats)
+    rewards = np.asarray(rewards, dtype=np.float64)
+    if ranking is None:
+        ranking = sorted(range(players), key=lambda p: -rewards[p])
+    return MatchResult(
+        match=Match(0, tuple(seats)),
+        rewards=rewards,
+        ranking=list(ranking),
+        totals=list(totals or [0] * players),
+        truncated=False,
+        rounds=1,
+        round_points=np.asarray(points or [0] * players),
+        rounds_in=np.asarray(rounds or [1] * players),
+        resets=np.asarray(resets or [0] * players),
+    )
+
+
+# --- Wilson intervals -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "low", "high"),
+    [
+        (50, 100, 0.4038, 0.5962),
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+        (1, 10, 0.0179, 0.4042),
+        (8, 10, 0.4902, 0.9433),
+        (0, 1, 0.0, 0.7935),
+        (500, 1000, 0.4691, 0.5309),
+    ],
+)
+def test_wilson_known_values(successes, trials, low, high):
+    got = wilson(successes, trials)
+    assert got == pytest.approx((low, high), abs=5e-4)
+
+
+def test_wilson_edges():
+    assert wilson(0, 0) == (0.0, 1.0)
+    assert wilson(3, -1) == (0.0, 1.0)
+    low, high = wilson(0, 10)
+    assert low == pytest.approx(0.0, abs=1e-12) and 0 < high < 1
+    low, high = wilson(10, 10)
+    assert high == pytest.approx(1.0, abs=1e-12) and 0 < low < 1
+    assert abs(Z95 - 1.959964) < 1e-6
+    # Fractional successes (ties count ½): 5.5 of 11 is centred on ½.
+    low, high = wilson(5.5, 11)
+    assert low + high == pytest.approx(1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(trials=st.integers(1, 2000), data=st.data())
+def test_wilson_interval_properties(trials, data):
+    halves = data.draw(st.integers(0, 2 * trials))
+    successes = halves / 2
+    p = successes / trials
+    low, high = wilson(successes, trials)
+    assert 0.0 <= low <= p + 1e-12 and p - 1e-12 <= high <= 1.0
+    # Symmetric in successes and failures.
+    other_low, other_high = wilson(trials - successes, trials)
+    assert low == pytest.approx(1 - other_high, abs=1e-12)
+    assert high == pytest.approx(1 - other_low, abs=1e-12)
+    # The bounds solve the score test's equation n (p̂ − p0)² = z² p0 (1 − p0).
+    for bound in (low, high):
+        if 1e-12 < bound < 1 - 1e-12:
+            left = trials * (p - bound) ** 2
+            right = Z95**2 * bound * (1 - bound)
+            assert left == pytest.approx(right, rel=1e-6, abs=1e-12)
+    # More trials at the same rate give a narrower interval.
+    wider = wilson(successes * 4, trials * 4)
+    assert wider[1] - wider[0] < high - low
+
+
+def test_wilson_contains_a_rate_of_zero_or_one_exactly():
+    for trials in range(1, 201):
+        assert wilson(0, trials)[0] == 0.0, trials
+        assert wilson(trials, trials)[1] == 1.0, trials
+
+
+# --- head to head, summaries, ratings on constructed outcomes ---------------------------------
+
+
+def test_head_to_head_counts_ties_as_half():
+    results = [
+        result(("a", "b"), [1, -1]),  # a wins
+        result(("b", "a"), [1, -1]),  # b wins
+        result(("a", "b"), [0, 0]),  # tie
+        result(("b", "a"), [-1, 1]),  # a wins
+        result(("a", "c"), [-1, 1]),  # another pair: ignored
+        result(("c", "b"), [1, -1]),  # another pair: ignored
+    ]
+    row = head_to_head(results, "a", "b")
+    assert (row["agent"], row["opponent"]) == ("a", "b")
+    assert (row["matches"], row["wins"], row["losses"], row["ties"]) == (4, 2, 1, 1)
+    assert row["win_rate"] == pytest.approx(2.5 / 4)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(wilson(2.5, 4))
+    assert row["mean_reward"] == pytest.approx(0.25)
+    back = head_to_head(results, "b", "a")
+    assert (back["wins"], back["losses"], back["ties"]) == (1, 2, 1)
+    assert back["win_rate"] == pytest.approx(1 - row["win_rate"])
+    assert back["mean_reward"] == pytest.approx(-0.25)
+    # All ties: exactly one half.
+    ties = [result(("a", "b"), [0, 0]) for _ in range(6)]
+    assert head_to_head(ties, "a", "b")["win_rate"] == 0.5
+    empty = head_to_head(results, "a", "z")
+    assert empty["matches"] == 0 and math.isnan(empty["win_rate"])
+    assert head_to_head(results, "a", "a")["matches"] == 0
+
+
+def test_agent_summary_on_constructed_outcomes():
+    results = [
+        result(("a", "b", "c"), [1, 0, -1], points=[0, 10, 30], rounds=[3, 3, 3]),
+        result(("b", "c", "a"), [1, 0, -1], points=[5, 20, 40], rounds=[2, 2, 2]),
+        result(("c", "a", "b"), [0, 1, -1], points=[8, 0, 50], rounds=[1, 1, 1], resets=[1, 0, 0]),
+    ]
+    rows = {row["agent"]: row for row in agent_summary(results, ["a", "b", "c", "d"])}
+    assert [rows[n]["matches"] for n in "abc"] == [3, 3, 3]
+    assert rows["a"]["first_rate"] == pytest.approx(2 / 3)
+    assert rows["b"]["first_rate"] == pytest.approx(1 / 3)
+    assert rows["c"]["first_rate"] == 0.0
+    assert (rows["a"]["first_ci_low"], rows["a"]["first_ci_high"]) == pytest.approx(wilson(2, 3))
+    assert rows["a"]["mean_reward"] == pytest.approx((1 - 1 + 1) / 3)
+    assert rows["a"]["reward_ci_low"] < rows["a"]["mean_reward"] < rows["a"]["reward_ci_high"]
+    assert rows["a"]["points_per_round"] == pytest.approx((0 + 40 + 0) / (3 + 2 + 1))
+    assert rows["c"]["resets_per_match"] == pytest.approx(1 / 3)
+    assert rows["c"]["resets_per_round"] == pytest.approx(1 / 6)
+    assert rows["d"]["matches"] == 0 and math.isnan(rows["d"]["first_rate"])
+    # Every match has one first place.
+    assert sum(rows[n]["first_rate"] * rows[n]["matches"] for n in "abc") == pytest.approx(3)
+
+
+def test_openskill_orders_by_constructed_results():
+    pytest.importorskip("openskill")
+    results = []
+    for i in range(30):
+        seats = [("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")][i % 3]
+        rewards = [{"a": 1.0, "b": 0.0, "c": -1.0}[name] for name in seats]
+        results.append(result(seats, rewards))
+    ratings = openskill_ratings(results, ["a", "b", "c"])
+    assert ratings["a"]["mu"] > ratings["b"]["mu"] > ratings["c"]["mu"]
+    assert ratings["a"]["ordinal"] > ratings["b"]["ordinal"] > ratings["c"]["ordinal"]
+    for rating in ratings.values():
+        assert rating["ordinal"] == pytest.approx(rating["mu"] - 3 * rating["sigma"])
+    # Draws only: nobody moves apart.
+    draws = [result(("a", "b"), [0, 0]) for _ in range(10)]
+    even = openskill_ratings(draws, ["a", "b"])
+    assert even["a"]["mu"] == pytest.approx(even["b"]["mu"])
+
+
+# --- duplicate deals ---------------------------------------------------------------------------
+
+
+def test_duplicate_schedule_rotates_every_deal():
+    schedule = duplicate_schedule([("x", "y", "z")], deals=5, seed=7)
+    assert len(schedule) == 15
+    by_seed = defaultdict(list)
+    for match in schedule:
+        by_seed[match.seed].append(match)
+    assert len(by_seed) == 5
+    for matches in by_seed.values():
+        assert sorted(m.seats for m in matches) == sorted(
+            [("x", "y", "z"), ("y", "z", "x"), ("z", "x", "y")]
+        )
+        assert len({m.deal for m in matches}) == 1
+        # Each agent holds each seat once.
+        for seat in range(3):
+            assert sorted(m.seats[seat] for m in matches) == ["x", "y", "z"]
+    assert duplicate_schedule([("x", "y")], 5, 7)[0].seed == schedule[0].seed  # seeds by seed
+    assert {m.seed for m in duplicate_schedule([("x", "y")], 5, 8)}.isdisjoint(by_seed)
+
+
+@pytest.mark.parametrize(
+    ("names", "players", "matches", "pairs", "expected_pairs", "expected_matches"),
+    [
+        (["a", "b", "c"], 2, 40, "all", [("a", "b"), ("a", "c"), ("b", "c")], 120),
+        (["a", "b", "c"], 2, 40, "ladder", [("a", "b"), ("b", "c")], 80),
+        (["a", "b", "c", "d"], 2, 10, "ladder", [("a", "b"), ("b", "c"), ("c", "d")], 30),
+        (["a", "b"], 2, 1, "all", [("a", "b")], 2),
+        (["a", "b", "c"], 4, 40, "all", [], 40),
+        (["a", "b"], 3, 30, "all", [], 30),
+        (["a", "b", "c", "d", "e", "f"], 6, 12, "all", [], 12),
+    ],
+)
+def test_plan(names, players, matches, pairs, expected_pairs, expected_matches):
+    schedule, pairings = plan(names, players, matches, pairs, seed=3)
+    assert pairings == expected_pairs
+    assert len(schedule) == expected_matches
+    assert all(len(m.seats) == players for m in schedule)
+    if players == 2:
+        for first, second in pairings:
+            games = [m for m in schedule if set(m.seats) == {first, second}]
+            assert len(games) == max(matches, 2)
+            seats = Counter((m.seed, m.seats) for m in games)
+            assert all(count == 1 for count in seats.values())
+            for seed in {m.seed for m in games}:
+                assert seats[(seed, (first, second))] == seats[(seed, (second, first))] == 1
+    else:
+        table = tuple(names[i % len(names)] for i in range(players))
+        by_seed = defaultdict(list)
+        for match in schedule:
+            by_seed[match.seed].append(match.seats)
+        for rotations in by_seed.values():
+            assert sorted(rotations) == sorted(table[k:] + table[:k] for k in range(players))
+
+
+def test_odd_match_counts_round_up_to_whole_duplicate_sets():
+    schedule, _ = plan(["a", "b"], 2, 41, "all", seed=0)
+    assert len(schedule) == 42
+    schedule, _ = plan(["a", "b", "c"], 4, 41, "all", seed=0)
+    assert len(schedule) == 44
+
+
+@pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("encyclopedia", 3)])
+def test_duplicate_deals_reuse_the_cards(preset, players):
+    """Every rotation of a deal starts with the same dealer and deck (engine traces)."""
+    names = ["a", "b", "c"][:players] if players > 2 else ["a", "b"]
+    schedule, _ = plan(names, players, 12, "all", seed=5)
+    trace = engine.Trace(len(schedule))
+    engine.init(preset, players, len(schedule), seeds=[m.seed for m in schedule], trace=trace)
+    first_round = defaultdict(set)
+    for index, match in enumerate(schedule):
+        event = next(e for e in trace.current[index] if e["type"] == "round")
+        assert event["round"] == 0
+        first_round[match.seed].add((event["dealer"], tuple(event["deck"])))
+    assert len(first_round) == len({m.seed for m in schedule}) > 1
+    for deals in first_round.values():
+        assert len(deals) == 1, "rotations of one deal got different cards"
+    decks = {next(iter(d))[1] for d in first_round.values()}
+    assert len(decks) == len(first_round)  # and different deals differ
+
+
+def test_later_rounds_deal_the_same_cards_whatever_was_played():
+    """Two games of one seed played by different bots: round r has the same deck in both."""
+    seed = 12345
+    trace = engine.Trace(2)
+    state = engine.init("classic", 2, 2, seeds=[seed, seed], trace=trace)
+    bots = [RandomAgent(seed=0), ExpertAgent("classic")]
+    while not state.done.all():
+        live = np.flatnonzero(~state.done)
+        actions = np.zeros(live.size, dtype=np.int64)
+        for row, game in enumerate(live):
+            obs = observe(state, games=np.array([game]))[0]
+            actions[row] = bots[game](obs, state.legal[game])
+        engine.step(state, actions, games=live, trace=trace)
+    assert len(trace.matches) == 2
+    rounds = [
+        {e["round"]: tuple(e["deck"]) for e in match if e["type"] == "round"}
+        for match in trace.matches
+    ]
+    common = set(rounds[0]) & set(rounds[1])
+    assert len(common) >= 2
+    for r in common:
+        assert rounds[0][r] == rounds[1][r]
+
+
+def test_a_bot_against_a_copy_of_itself_is_even():
+    """Deterministic and identical bots under duplicate deals: each deal's two rotations
+    mirror each other, so the win rate is exactly ½ and the interval covers it."""
+    schedule, pairings = plan(["greedy", "greedy2"], 2, 300, "all", seed=1)
+    bots = {"greedy": GreedyAgent(), "greedy2": GreedyAgent()}
+    results = play("classic", 2, bots, schedule)
+    row = head_to_head(results, *pairings[0])
+    assert row["matches"] == 300
+    assert row["win_rate"] == 0.5
+    assert row["ci_low"] < 0.5 < row["ci_high"]
+    assert row["ci_high"] - row["ci_low"] < 0.12
+    by_seed = defaultdict(list)
+    for res in results:
+        by_seed[res.match.seed].append(res)
+    for first, second in by_seed.values():
+        np.testing.assert_array_equal(first.rewards, second.rewards)  # the same seat wins
+        assert first.totals == second.totals
+
+
+def test_random_bots_against_each_other_are_about_even():
+    schedule, _ = plan(["r1", "r2"], 2, 60, "all", seed=2)
+    results = play("classic", 2, {"r1": RandomAgent(seed=1), "r2": RandomAgent(seed=2)}, schedule)
+    row = head_to_head(results, "r1", "r2")
+    assert row["matches"] == 60
+    assert row["ci_low"] < 0.5 < row["ci_high"]
+
+
+def test_play_results_do_not_depend_on_the_batch():
+    schedule, _ = plan(["expert", "greedy"], 2, 30, "all", seed=4)
+    bots = {"expert": ExpertAgent(), "greedy": GreedyAgent()}
+    big = play("classic", 2, bots, schedule)
+    small = play("classic", 2, bots, schedule, batch=7)
+    assert [r.match for r in big] == schedule == [r.match for r in small]
+    for a, b in zip(big, small, strict=True):
+        np.testing.assert_array_equal(a.rewards, b.rewards)
+        assert (a.ranking, a.totals, a.rounds, a.decisions) == (
+            b.ranking,
+            b.totals,
+            b.rounds,
+            b.decisions,
+        )
+        np.testing.assert_array_equal(a.round_points, b.round_points)
+
+
+def test_play_rejects_bad_schedules():
+    bots = {"a": GreedyAgent(), "b": GreedyAgent()}
+    with pytest.raises(ValueError, match="seats 3 agents for 2 players"):
+        play("classic", 2, bots, [Match(1, ("a", "b", "a"))])
+    with pytest.raises(ValueError, match="unknown agent 'c'"):
+        play("classic", 2, bots, [Match(1, ("a", "c"))])
+
+
+def test_openskill_puts_expert_above_random():
+    pytest.importorskip("openskill")
+    report = evaluate(["random", "expert", "greedy"], "classic", 3, 30, seed=0, progress=False)
+    ratings = {row["agent"]: row for row in report["agents"]}
+    assert ratings["expert"]["openskill_mu"] > ratings["random"]["openskill_mu"]
+    assert ratings["greedy"]["openskill_mu"] > ratings["random"]["openskill_mu"]
+    assert ratings["expert"]["openskill_ordinal"] > ratings["random"]["openskill_ordinal"]
+
+
+# --- the CLI -----------------------------------------------------------------------------------
+
+
+def read_csv(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def check_outputs(out: Path, players: int, expected_matches: int) -> dict:
+    report = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert report["players"] == players
+    assert report["matches"] == expected_matches
+    assert report["truncated"] <= report["matches"]
+    assert report["mean_decisions"] > 0
+    for row in report["head_to_head"]:
+        assert row["wins"] + row["losses"] + row["ties"] == row["matches"]
+        assert 0 <= row["ci_low"] <= row["win_rate"] + EPS
+        assert row["win_rate"] - EPS <= row["ci_high"] <= 1
+        assert row["win_rate"] == pytest.approx((row["wins"] + row["ties"] / 2) / row["matches"])
+        assert -1 <= row["mean_reward"] <= 1
+    for row in report["agents"]:
+        assert row["matches"] > 0
+        assert 0 <= row["first_ci_low"] <= row["first_rate"] + EPS
+        assert row["first_rate"] - EPS <= row["first_ci_high"] <= 1
+        assert row["reward_ci_low"] <= row["mean_reward"] <= row["reward_ci_high"]
+        assert -1 <= row["mean_reward"] <= 1
+        assert row["points_per_round"] >= 0 and row["resets_per_match"] >= 0
+        assert {"openskill_mu", "openskill_sigma", "openskill_ordinal"} <= set(row)
+    # Every match has one winner and each seat is one agent's.
+    firsts = sum(row["first_rate"] * row["matches"] for row in report["agents"])
+    assert firsts == pytest.approx(report["matches"])
+    assert sum(row["matches"] for row in report["agents"]) == players * report["matches"]
+    # The CSV files hold the same rows.
+    pairs = read_csv(out / "pairs.csv")
+    assert len(pairs) == len(report["head_to_head"])
+    for line, row in zip(pairs, report["head_to_head"], strict=True):
+        assert (line["agent"], line["opponent"]) == (row["agent"], row["opponent"])
+        assert int(line["matches"]) == row["matches"]
+        assert float(line["win_rate"]) == pytest.approx(row["win_rate"])
+    agents_csv = read_csv(out / "agents.csv")
+    assert [line["agent"] for line in agents_csv] == [row["agent"] for row in report["agents"]]
+    for line, row in zip(agents_csv, report["agents"], strict=True):
+        assert int(line["matches"]) == row["matches"]
+        assert float(line["openskill_mu"]) == pytest.approx(row["openskill_mu"])
+    png = (out / "winrates.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 2000
+    return report
+
+
+def test_cli_two_players_every_pair(tmp_path):
+    out = tmp_path / "eval"
+    command = [sys.executable, "-m", "agents.evaluate", "--agents", "expert,greedy,random"]
+    command += ["--matches", "40", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "| expert | greedy | 40 |" in done.stdout
+    assert "wrote" in done.stdout and "results.json" in done.stdout
+    report = check_outputs(out, players=2, expected_matches=120)
+    assert report["rules"] == "classic" and report["deals"] == 20
+    pairs = {(r["agent"], r["opponent"]): r for r in report["head_to_head"]}
+    assert set(pairs) == {("expert", "greedy"), ("expert", "random"), ("greedy", "random")}
+    assert all(r["matches"] == 40 for r in pairs.values())
+    assert pairs[("expert", "random")]["win_rate"] > 0.9
+    assert pairs[("greedy", "random")]["win_rate"] > 0.9
+    assert {r["agent"]: r["matches"] for r in report["agents"]} == {
+        "expert": 80,
+        "greedy": 80,
+        "random": 80,
+    }
+
+
+def test_cli_four_players(tmp_path, capsys):
+    out = tmp_path / "four"
+    argv = ["--agents", "expert,greedy,random", "--players", "4", "--matches", "40"]
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    report = check_outputs(out, players=4, expected_matches=40)
+    assert report["head_to_head"] == [] and report["deals"] == 10
+    # The table (expert, greedy, random, expert): expert holds two seats of every match.
+    assert {r["agent"]: r["matches"] for r in report["agents"]} == {
+        "expert": 80,
+        "greedy": 40,
+        "random": 40,
+    }
+    assert read_csv(out / "pairs.csv") == []
+    assert "4 players · 40 matches" in capsys.readouterr().out
+
+
+def test_cli_ladder_and_another_preset(tmp_path):
+    out = tmp_path / "ladder"
+    argv = ["--agents", "random, greedy ,expert", "--pairs", "ladder", "--rules", "ukrainian"]
+    assert main([*argv, "--matches", "15", "--seed", "9", "--out", str(out), "--no-progress"]) == 0
+    report = check_outputs(out, players=2, expected_matches=32)
+    assert report["rules"] == "ukrainian" and report["seed"] == 9
+    assert [(r["agent"], r["opponent"]) for r in report["head_to_head"]] == [
+        ("random", "greedy"),
+        ("greedy", "expert"),
+    ]
+    assert all(r["matches"] == 16 for r in report["head_to_head"])
+
+
+def test_cli_three_players_yard_with_a_checkpoint(tmp_path):
+    torch = pytest.importorskip("torch")
+    from agents.checkpoint import build_network
+    from sto_odno_env.cards import NUM_ACTIONS
+    from sto_odno_env.observation import OBS_SIZE
+
+    torch.manual_seed(0)
+    policy = tmp_path / "policy.pt"
+    network = build_network(OBS_SIZE, [16], NUM_ACTIONS)
+    with torch.no_grad():  # play a card whenever one is legal (short matches)
+        network[-1].bias[:36] += 10.0
+    save_policy(policy, network, [16])
+    out = tmp_path / "yard"
+    argv = ["--agents", f"expert,{policy}", "--rules", "yard", "--players", "3"]
+    assert main([*argv, "--matches", "9", "--out", str(out), "--no-progress"]) == 0
+    report = check_outputs(out, players=3, expected_matches=9)
+    assert [r["agent"] for r in report["agents"]] == ["expert", str(policy)]
+    assert [r["matches"] for r in report["agents"]] == [18, 9]
+
+
+def test_evaluate_is_deterministic():
+    first = evaluate(["expert", "random"], "nines", 2, 10, seed=3, progress=False)
+    second = evaluate(["expert", "random"], "nines", 2, 10, seed=3, progress=False)
+    for key in ("head_to_head", "agents"):
+        assert first[key] == second[key]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "expert,minimax"], "unknown agent 'minimax'"),
+        (["--agents", "expert"], "--agents needs at least two agents"),
+        (["--agents", "expert, ,"], "--agents needs at least two agents"),
+        (["--agents", "greedy:samples=3,expert"], "only rollout takes parameters"),
+        (["--agents", "rollout:depth=2,expert"], "bad parameter 'depth=2'"),
+        (["--agents", "expert,missing/policy.pt"], "'missing/policy.pt' does not exist"),
+        (["--agents", "expert,random", "--matches", "0"], "--matches must be >= 1"),
+        (["--agents", "expert,random", "--players", "9"], "players: 9 is not allowed"),
+        (["--agents", "expert,random", "--rules", "bridge"], "neither a preset"),
+        (["--agents", "expert,random", "--pairs", "some"], "invalid choice"),
+    ],
+)
+def test_cli_bad_arguments_exit_with_a_clear_message(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--no-progress"])
+    assert exit_info.value.code != 0
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "agents_arg", ["rollout:samples=0,expert", "greedy,greedy"], ids=["budget", "duplicate"]
+)
+def test_cli_rejects_bad_agent_lists_with_a_usage_error(agents_arg, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--agents", agents_arg, "--matches", "4", "--no-progress"])
+    assert exit_info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_cli_bad_agents_in_a_subprocess():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "agents.evaluate", "--agents", "expert,alphazero"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "unknown agent 'alphazero'" in done.stderr
+    assert "Traceback" not in done.stderr
