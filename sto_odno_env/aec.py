@@ -12,7 +12,8 @@ A thin layer over the batched engine (:mod:`sto_odno_env.engine`) with a batch o
 **Keyword arguments.** ``rules`` (preset name, YAML path or :class:`Rules`, default
 ``"classic"``), ``players`` (2–6, default 2), ``render_mode`` (None, ``"ansi"``,
 ``"human"``), ``reward`` (``"match"`` or ``"round"``), ``illegal_action`` (``"raise"`` or
-``"penalize"``).
+``"penalize"``), ``record`` (keep the match's record events: ``env.unwrapped.record()``).
+``reset(options={"state": state})`` starts from a given engine state of one game.
 
 **Observation.** The seat's own view (:mod:`sto_odno_env.observation`, ``LAYOUT``): its
 hand, the top card and ordered suit, the phase, the card it just drew, the discard pile,
@@ -102,8 +103,9 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         reward: str = "match",
         illegal_action: str = "raise",
+        record: bool = False,
     ):
-        EzPickle.__init__(self, rules, players, render_mode, reward, illegal_action)
+        EzPickle.__init__(self, rules, players, render_mode, reward, illegal_action, record)
         super().__init__()
         self.rules = load_rules(rules)
         self.rules.check_players(players)
@@ -124,7 +126,8 @@ class raw_env(AECEnv, EzPickle):
         self.observation_spaces = dict.fromkeys(self.possible_agents, shared_obs)
         self.action_spaces = dict.fromkeys(self.possible_agents, shared_act)
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._moves = RecentMoves() if render_mode is not None else None
+        self.record_events = record
+        self._moves = self._new_trace()
         self._seed: int | None = None
         self._game: engine.State | None = None
 
@@ -138,16 +141,33 @@ class raw_env(AECEnv, EzPickle):
 
     # --- lifecycle ---------------------------------------------------------------------------
 
+    def _new_trace(self):
+        if self.record_events:
+            return engine.Trace(1)
+        return RecentMoves() if self.render_mode is not None else None
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a match. ``reset(seed=S)`` plays the game ``engine.init(..., seed=S)`` plays."""
-        if seed is not None:
-            match_seed = int(rng.game_seeds(int(seed), 1)[0])
-        elif self._seed is not None:
-            match_seed = int(rng.next_seeds(np.array([self._seed]))[0])
+        """Start a match. ``reset(seed=S)`` plays the game ``engine.init(..., seed=S)`` plays.
+
+        ``options={"state": state}`` starts from an engine state of one game instead (for
+        example a hand-made deal from :mod:`sto_odno_env.scenario`); it is copied.
+        """
+        start = (options or {}).get("state")
+        if start is not None:
+            self._game = self._checked_start(start)
+            self._seed = int(self._game.seed[0])
+            self._moves = self._new_trace()
         else:
-            match_seed = int(np.random.SeedSequence().generate_state(2, np.uint64)[0] >> 1)
-        self._seed = match_seed
-        self._game = engine.init(self.rules, self.players, 1, seeds=[match_seed], trace=self._moves)
+            if seed is not None:
+                match_seed = int(rng.game_seeds(int(seed), 1)[0])
+            elif self._seed is not None:
+                match_seed = int(rng.next_seeds(np.array([self._seed]))[0])
+            else:
+                match_seed = int(np.random.SeedSequence().generate_state(2, np.uint64)[0] >> 1)
+            self._seed = match_seed
+            self._game = engine.init(
+                self.rules, self.players, 1, seeds=[match_seed], trace=self._moves
+            )
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -245,6 +265,24 @@ class raw_env(AECEnv, EzPickle):
         )
         self._mask = self._zero_mask
 
+    def _checked_start(self, start: engine.State) -> engine.State:
+        if not isinstance(start, engine.State) or start.batch != 1:
+            raise ValueError("options['state'] must be an engine State of one game")
+        if start.players != self.players or start.rules != self.rules:
+            raise ValueError(
+                f"options['state'] plays {start.players} players under rules "
+                f"{start.rules.name!r}; this env has {self.players} under {self.rules.name!r}"
+            )
+        if start.done[0]:
+            raise ValueError("options['state'] is a finished match")
+        return start.copy()
+
+    def record(self) -> list[dict[str, Any]]:
+        """The record events (RULES.md §10) of the current match, with ``record=True``."""
+        if not self.record_events:
+            raise ValueError("this env keeps no record: create it with record=True")
+        return list(self._moves.current[0])
+
     # --- search and debugging -------------------------------------------------------------
 
     def state(self) -> engine.State:
@@ -296,7 +334,12 @@ class raw_env(AECEnv, EzPickle):
     def clone(self) -> raw_env:
         """An independent copy of this env in its current state."""
         twin = raw_env(
-            self.rules, self.players, self.render_mode, self.reward_mode, self.illegal_action
+            self.rules,
+            self.players,
+            self.render_mode,
+            self.reward_mode,
+            self.illegal_action,
+            self.record_events,
         )
         twin.set_state(self.get_state())
         return twin
@@ -309,9 +352,16 @@ class raw_env(AECEnv, EzPickle):
 
             gymnasium.logger.warn("render() called without a render_mode; nothing to draw")
             return None
-        text = render_game(
-            self._game, 0, self.possible_agents, self._moves.moves if self._moves else ()
+        moves = (
+            self._moves.moves
+            if isinstance(self._moves, RecentMoves)
+            else (
+                [e for e in self._moves.current[0] if e["type"] in RecentMoves.KINDS][-8:]
+                if self._moves is not None
+                else ()
+            )
         )
+        text = render_game(self._game, 0, self.possible_agents, moves)
         if self.render_mode == "human":
             print(text + "\n")
             return None

@@ -14,6 +14,8 @@ from .tables import NO_CARD
 class RecentMoves:
     """A trace that keeps the last few record events of game 0 (actions and chance)."""
 
+    KINDS = ("action", "steal", "reshuffle", "round", "round_end")
+
     def __init__(self, length: int = 8):
         self.moves: deque[dict[str, Any]] = deque(maxlen=length)
 
@@ -21,7 +23,7 @@ class RecentMoves:
         self.moves.clear()
 
     def emit(self, game: int, event: dict[str, Any]) -> None:
-        if event["type"] in ("action", "steal", "reshuffle", "round", "round_end"):
+        if event["type"] in self.KINDS:
             self.moves.append(event)
 
 
@@ -76,7 +78,7 @@ def render_game(
         f"stock: {int(state.stock_size[game])} cards · discard pile: "
         f"{int(state.discard_size[game])} cards",
         "",
-        f"{'seat':<10} {'cards':>5} {'total':>6}  hand",
+        f"   {'seat':<10} {'cards':>5} {'total':>6}  hand",
     ]
     for seat in range(players):
         bits = int(state.hand[game, seat])
@@ -84,7 +86,7 @@ def render_game(
         marks = ("*" if seat == current else " ") + ("D" if seat == state.dealer[game] else " ")
         hand = _cards(bits) if seat == shown and shown >= 0 else ("(out)" if out else "")
         lines.append(
-            f"{marks}{names[seat]:<8} {bits.bit_count():>5} "
+            f"{marks} {names[seat]:<10} {bits.bit_count():>5} "
             f"{int(state.totals[game, seat]):>6}  {hand}"
         )
     recent = [_move_text(event, names) for event in moves]

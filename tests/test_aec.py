@@ -651,3 +651,40 @@ def test_render_without_mode_warns():
         warnings.simplefilter("always")
         assert env.render() is None
     assert caught
+
+
+def test_reset_from_a_hand_made_state_and_record_the_match():
+    """``reset(options={"state": ...})`` starts from a given deal; ``record=True`` keeps the
+    match's events, which replay through the engine."""
+    import json
+
+    from sto_odno_env.replay import replay_lines
+    from sto_odno_env.scenario import Game
+
+    game = Game(
+        "classic",
+        2,
+        dealer=1,
+        hands={0: "J♠ 8♣ 6♦ 8♥ 6♥", 1: "Q♥ 7♣ 10♦ 9♥"},
+        opening="9♦",
+        stock="A♥ J♥",
+    )
+    env = sto_odno_v0.env(players=2, record=True)
+    env.reset(options={"state": game.state})
+    observation, *_ = env.last()
+    assert env.agent_selection == "player_0"
+    assert np.flatnonzero(observation["action_mask"]).tolist() == [18, 40]  # 6♦ or draw
+    env.step(18)  # 6♦: player 1 draws the A♥ and is skipped, player 0 moves again
+    assert env.agent_selection == "player_0"
+    with pytest.raises(ValueError, match="rules"):
+        env.reset(options={"state": Game("yard", 2, dealer=0, seed=1).state})
+    env.reset(seed=5)
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        legal = np.flatnonzero(observation["action_mask"])
+        env.step(None if terminated or truncated else int(legal[-1]))
+    events = env.unwrapped.record()
+    assert events[0]["type"] == "match" and events[-1]["type"] == "match_end"
+    assert replay_lines("aec", [json.dumps(event) for event in events]) == 1
+    with pytest.raises(ValueError, match="record=True"):
+        sto_odno_v0.raw_env().record()
