@@ -679,7 +679,7 @@ def test_reset_from_a_hand_made_state_and_record_the_match():
     with pytest.raises(ValueError, match="rules"):
         env.reset(options={"state": Game("yard", 2, dealer=0, seed=1).state})
     env.reset(seed=5)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         legal = np.flatnonzero(observation["action_mask"])
         env.step(None if terminated or truncated else int(legal[-1]))
