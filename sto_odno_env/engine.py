@@ -228,7 +228,8 @@ class Chance(Protocol):
     def shuffle(
         self, state: State, games: np.ndarray, cards: np.ndarray, counts: np.ndarray
     ) -> np.ndarray:
-        """New stocks, top first, from ``cards[i, :counts[i]]`` (the pile but its top)."""
+        """New stocks from ``cards[i, :counts[i]]`` (the pile but its top), as stacks:
+        entry ``counts[i] - 1`` is the top card (drawn first)."""
 
     def steal(
         self, state: State, games: np.ndarray, drawer: np.ndarray, victim: np.ndarray
@@ -263,7 +264,9 @@ class RandomChance:
         return (values % np.uint64(state.players)).astype(np.int8)
 
     def shuffle(self, state, games, cards, counts):
-        keys = self._numbers(state, games, NUM_CARDS)
+        # Sorting by the complemented keys lays the cards out bottom first, so the top card
+        # is the one with the smallest key, whatever the stack's size.
+        keys = ~self._numbers(state, games, NUM_CARDS)
         keys[np.arange(NUM_CARDS)[None, :] >= counts[:, None]] = np.iinfo(np.uint64).max
         order = np.argsort(keys, axis=1, kind="stable")
         return np.take_along_axis(cards, order, axis=1)
@@ -749,6 +752,13 @@ def _draw_many(
     going = count > 0
     if stop_at_round_end:
         going &= ~state.ending[games]
+    # Where the stock holds the whole penalty, take its top cards at once.
+    size = state.stock_size[games]
+    bulk = going & (count <= size)
+    if bulk.any():
+        rows = np.flatnonzero(bulk)
+        _draw_top(state, games[rows], player[rows], count[rows], size[rows])
+        going[rows] = False
     taken = 0
     while going.any():
         index = np.flatnonzero(going)
@@ -757,6 +767,18 @@ def _draw_many(
         going[index] = (drawn != NO_CARD) & (count[index] > taken)
         if stop_at_round_end:
             going[index] &= ~state.ending[games[index]]
+
+
+def _draw_top(
+    state: State, games: np.ndarray, player: np.ndarray, count: np.ndarray, size: np.ndarray
+) -> None:
+    """Each player takes the top ``count`` cards of a stock that holds at least that many."""
+    depth = np.arange(int(count.max()))[None, :]
+    position = np.maximum(size[:, None] - 1 - depth, 0)
+    cards = state.stock[games[:, None], position]
+    bits = np.where(depth < count[:, None], CARD_BIT[cards], _U64_0)
+    state.hand[games, player] |= np.bitwise_or.reduce(bits, axis=1)
+    state.stock_size[games] = size - count
 
 
 def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace) -> np.ndarray:
@@ -794,24 +816,20 @@ def _reshuffle(state: State, games: np.ndarray, chance, trace) -> None:
     counts = state.discard_size[games].astype(np.int64) - 1
     pile = state.discard[games]
     if state.tables.flip:
-        new_stock = pile  # oldest first is top first
+        # Turned over: the oldest card (the pile's first) is the new top (the stack's last).
+        column = counts[:, None] - 1 - np.arange(NUM_CARDS)[None, :]
+        stack = np.take_along_axis(pile, np.maximum(column, 0), axis=1)
     else:
-        cards = np.where(np.arange(NUM_CARDS)[None, :] < counts[:, None], pile, -1)
-        new_stock = chance.shuffle(state, games, cards.astype(np.int8), counts)
-    # the stock array is a stack: its last live entry is the top card
-    column = counts[:, None] - 1 - np.arange(NUM_CARDS)[None, :]
-    stack = np.take_along_axis(new_stock, np.maximum(column, 0), axis=1)
-    state.stock[games] = np.where(column >= 0, stack, 0)
+        stack = chance.shuffle(state, games, pile, counts)
+    state.stock[games] = stack
     state.stock_size[games] = counts
     top = state.top_card[games]
     state.discard[games, 0] = top
     state.discard_size[games] = 1
     state.discard_bits[games] = CARD_BIT[top]
     if trace is not None:
-        for game, row, count in zip(
-            games.tolist(), new_stock.tolist(), counts.tolist(), strict=False
-        ):
-            trace.emit(game, {"type": "reshuffle", "stock": row[:count]})
+        for game, row, count in zip(games.tolist(), stack.tolist(), counts.tolist(), strict=True):
+            trace.emit(game, {"type": "reshuffle", "stock": row[:count][::-1]})
 
 
 def _steal(state: State, games: np.ndarray, drawer: np.ndarray, chance, trace) -> np.ndarray:

@@ -140,7 +140,7 @@ class RecordChance:
                     f"the reshuffled stock {stock} is not the discard pile but its top card "
                     f"{sorted(pile)}"
                 )
-            stocks[row, : len(stock)] = stock
+            stocks[row, : len(stock)] = stock[::-1]  # a stack: the top card last
         return stocks
 
     def steal(self, state, games, drawer, victim):

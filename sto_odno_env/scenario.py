@@ -112,7 +112,7 @@ class ScriptedChance(engine.RandomChance):
             if sorted(stock) != pile:
                 raise ValueError(f"scripted shuffle {stock} is not the pile {pile}")
             row = np.full((1, NUM_CARDS), -1, dtype=np.int8)
-            row[0, : len(stock)] = stock
+            row[0, : len(stock)] = stock[::-1]  # a stack: the top card last
             return row
         return super().shuffle(state, games, cards, counts)
 
