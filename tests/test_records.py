@@ -61,9 +61,9 @@ class QueueChance:
         return np.array([self.dealer], dtype=np.int8)
 
     def shuffle(self, state, games, cards, counts):
-        stock = self.stocks.pop(0)
+        stock = self.stocks.pop(0)  # top first in a record; the engine wants a stack
         row = np.full((1, NUM_CARDS), -1, dtype=np.int8)
-        row[0, : len(stock)] = stock
+        row[0, : len(stock)] = stock[::-1]
         return row
 
     def steal(self, state, games, drawer, victim):
