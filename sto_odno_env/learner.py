@@ -174,7 +174,7 @@ class LearnerGames:
         acting = np.flatnonzero(legal)
         if acting.size:
             self._engine_step(acting, actions[acting])
-        self._end_finished()
+        self._end_finished(acting)
         self._run_opponents()
         live = ~(self._terminated | self._truncated)
         self._reported[live] = self._episode_reward[live]
@@ -201,24 +201,28 @@ class LearnerGames:
             gained = gained - np.where(ended & was_in, points, 0.0)
         self._episode_reward[games] += gained
 
-    def _end_finished(self) -> None:
-        """End the episodes whose match is over or whose learner is out."""
+    def _end_finished(self, games: np.ndarray) -> np.ndarray:
+        """End the episodes among ``games`` whose match is over or whose learner is out;
+        return the games that restarted."""
         state = self.state
-        learner_out = ((state.in_match.astype(np.intp) >> self.learner) & 1) == 0
-        truncated = state.truncated
-        terminated = state.terminated | (learner_out & ~truncated)
+        learner_out = ((state.in_match[games].astype(np.intp) >> self.learner[games]) & 1) == 0
+        truncated = state.truncated[games]
+        terminated = state.terminated[games] | (learner_out & ~truncated)
         ended = terminated | truncated
         if not ended.any():
-            return
-        games = np.flatnonzero(ended)
+            return games[:0]
+        restarted = games[ended]
+        terminated = terminated[ended]
         # An episode that ends again before the learner acted in it is dropped silently.
-        dropped = games[self._restarted[games]]
+        again = self._restarted[restarted]
+        dropped = restarted[again]
         if dropped.size:
             self._episode_reward[dropped] = 0.0
             self._restart(dropped)
-        games = games[~self._restarted[games]]
-        self._end_episodes(games[terminated[games]], self._terminated)
-        self._end_episodes(games[~terminated[games]], self._truncated)
+        fresh, terminated = restarted[~again], terminated[~again]
+        self._end_episodes(fresh[terminated], self._terminated)
+        self._end_episodes(fresh[~terminated], self._truncated)
+        return restarted
 
     def _end_episodes(self, games: np.ndarray, flags: np.ndarray) -> None:
         if not games.size:
@@ -241,12 +245,9 @@ class LearnerGames:
         moves is one policy call per opponent position and one engine step for all games."""
         state = self.state
         P = self.players
-        while True:
-            current = state.current_player
-            waiting = np.flatnonzero(current != self.learner)
-            if not waiting.size:
-                break
-            seats = current[waiting].astype(np.intp)
+        waiting = np.flatnonzero(state.current_player != self.learner)
+        while waiting.size:
+            seats = state.current_player[waiting].astype(np.intp)
             relative = (seats - self.learner[waiting]) % P
             actions = np.empty(waiting.size, dtype=np.int64)
             for position in range(1, P):
@@ -258,7 +259,10 @@ class LearnerGames:
                     self.opponents[position - 1], games, seats[rows]
                 )
             self._engine_step(waiting, actions)
-            self._end_finished()
+            restarted = self._end_finished(waiting)
+            if restarted.size:  # a new match may open with an opponent to act
+                waiting = np.union1d(waiting, restarted)
+            waiting = waiting[state.current_player[waiting] != self.learner[waiting]]
 
     def _opponent_actions(self, policy: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         state = self.state
