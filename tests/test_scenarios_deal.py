@@ -1,55 +1,15 @@
 """Scenario tests for the deal, the opening and an exhausted stock: RULES.md §3 and §6.
 
-Each test is a small hand-made deal (``sto_odno_env.scenario.Game``); the helpers are the
-same as in ``test_scenarios_play.py``.
+Each test is a small hand-made deal (``sto_odno_env.scenario.Game``); the helpers are in
+``scenario_helpers.py``.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from scenario_helpers import DRAW, PASS, actions, card, held, plays, step, with_effect
 
-from sto_odno_env import engine
 from sto_odno_env.rules import Rules
-from sto_odno_env.scenario import Game, cards_of, deck_for
-
-DRAW, PASS = 40, 41
-
-
-def card(name: str) -> int:
-    return cards_of(name)[0]
-
-
-def held(game: Game, seat: int) -> set[str]:
-    return set(game.hand(seat))
-
-
-def plays(cards: str, *extra: str) -> set[str]:
-    return {f"play {c}" for c in cards.split()} | set(extra)
-
-
-def actions(game: Game, since: int = 0) -> list[tuple[int, int, bool]]:
-    return [
-        (e["player"], e["action"], e["forced"])
-        for e in game.events[since:]
-        if e["type"] == "action"
-    ]
-
-
-def with_effect(preset: str, key: str, **effect) -> dict:
-    effects = {k: vars(v) for k, v in Rules.preset(preset).effects.items()}
-    effects[key] = effect
-    return effects
-
-
-def step(game: Game, action: int) -> list[float]:
-    """One decision through ``engine.step``; returns the match rewards it reports."""
-    _, rewards, _ = engine.step(
-        game.state, np.array([action]), chance=game.chance, trace=game.trace
-    )
-    return rewards[0].tolist()
-
-
-# --- §3 Deal ----------------------------------------------------------------------------------
+from sto_odno_env.scenario import Game, deck_for
 
 
 def test_deal_one_card_at_a_time_from_the_player_after_the_dealer():

@@ -7,43 +7,9 @@ two players sit, seat 1 deals, the opening card has no effect, and so seat 0 mov
 
 from __future__ import annotations
 
-from sto_odno_env.rules import Rules
-from sto_odno_env.scenario import Game, cards_of
+from scenario_helpers import DRAW, PASS, actions, held, ids, plays, with_effect
 
-
-def ids(cards: str) -> list[int]:
-    return cards_of(cards)
-
-
-def held(game: Game, seat: int) -> set[str]:
-    return set(game.hand(seat))
-
-
-def plays(cards: str, *extra: str) -> set[str]:
-    """The legal-action names for playing each of ``cards``, plus ``extra`` actions."""
-    return {f"play {c}" for c in cards.split()} | set(extra)
-
-
-def actions(game: Game, since: int = 0) -> list[tuple[int, int, bool]]:
-    """(player, action, forced) of the action events from the ``since``-th event on."""
-    return [
-        (e["player"], e["action"], e["forced"])
-        for e in game.events[since:]
-        if e["type"] == "action"
-    ]
-
-
-def with_effect(preset: str, key: str, **effect) -> dict:
-    """The preset's effects with one entry replaced (a rule switch of RULES.md §11)."""
-    effects = {k: vars(v) for k, v in Rules.preset(preset).effects.items()}
-    effects[key] = effect
-    return effects
-
-
-DRAW, PASS = 40, 41
-
-
-# --- §2 Playable ------------------------------------------------------------------------------
+from sto_odno_env.scenario import Game
 
 
 def test_playable_same_suit_same_rank_or_wild_queen():

@@ -10,30 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scenario_helpers import DRAW, card, step
 
 from sto_odno_env import engine
 from sto_odno_env.rules import PRESETS, Rules
-from sto_odno_env.scenario import Game, cards_of, deck_for
-
-DRAW, PASS = 40, 41
-
-
-def card(name: str) -> int:
-    return cards_of(name)[0]
+from sto_odno_env.scenario import Game, deck_for
 
 
 def preload(game: Game, totals: list[int]) -> None:
     """Totals as if earlier rounds had scored them."""
     game.state.totals[0] = totals
-
-
-def step(game: Game, action: int | str) -> list[float]:
-    """One decision through ``engine.step``; returns the match rewards it reports."""
-    action = card(action) if isinstance(action, str) else action
-    _, rewards, _ = engine.step(
-        game.state, np.array([action]), chance=game.chance, trace=game.trace
-    )
-    return [round(r, 6) for r in rewards[0].tolist()]
 
 
 def round_end(game: Game) -> tuple:

@@ -1,0 +1,53 @@
+"""Helpers shared by the scenario tests (``test_scenarios_*.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sto_odno_env import engine
+from sto_odno_env.rules import Rules
+from sto_odno_env.scenario import Game, cards_of
+
+DRAW, PASS = 40, 41
+
+
+def card(name: str) -> int:
+    return cards_of(name)[0]
+
+
+def ids(cards: str) -> list[int]:
+    return cards_of(cards)
+
+
+def held(game: Game, seat: int) -> set[str]:
+    return set(game.hand(seat))
+
+
+def plays(cards: str, *extra: str) -> set[str]:
+    """The legal-action names for playing each of ``cards``, plus ``extra`` actions."""
+    return {f"play {c}" for c in cards.split()} | set(extra)
+
+
+def actions(game: Game, since: int = 0) -> list[tuple[int, int, bool]]:
+    """(player, action, forced) of the action events from the ``since``-th event on."""
+    return [
+        (e["player"], e["action"], e["forced"])
+        for e in game.events[since:]
+        if e["type"] == "action"
+    ]
+
+
+def with_effect(preset: str, key: str, **effect) -> dict:
+    """The preset's effects with one entry replaced (a rule switch of RULES.md §11)."""
+    effects = {k: vars(v) for k, v in Rules.preset(preset).effects.items()}
+    effects[key] = effect
+    return effects
+
+
+def step(game: Game, action: int | str) -> list[float]:
+    """One decision through ``engine.step``; returns the match rewards it reports."""
+    action = card(action) if isinstance(action, str) else action
+    _, rewards, _ = engine.step(
+        game.state, np.array([action]), chance=game.chance, trace=game.trace
+    )
+    return [round(r, 6) for r in rewards[0].tolist()]
