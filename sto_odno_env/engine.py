@@ -661,22 +661,27 @@ def _pass_with_effects(
     tables = state.tables
     penalty = state.pending[games] + tables.draw[cards]
     target = _next_seat(state, games, player)
-    respond = np.zeros(games.shape, dtype=bool)
     if tables.stacking:
         respond = (penalty > 0) & ((state.hand[games, target] & tables.respond[cards]) != _U64_0)
-        responders = games[respond]
-        state.phase[responders] = RESPOND
-        state.current_player[responders] = target[respond]
-        state.pending[responders] = penalty[respond]
-    draws = ~respond & (penalty > 0)
+        if respond.any():
+            responders = games[respond]
+            state.phase[responders] = RESPOND
+            state.current_player[responders] = target[respond]
+            state.pending[responders] = penalty[respond]
+            others = ~respond
+            games, target, cards, penalty = (
+                games[others],
+                target[others],
+                cards[others],
+                penalty[others],
+            )
+    draws = penalty > 0
     if draws.any():
         _draw_many(state, games[draws], target[draws], penalty[draws], chance, trace)
-    moves = games[~respond]
-    state.pending[moves] = 0
-    target = target[~respond]
-    skips = tables.skip[cards[~respond]]
-    state.current_player[moves] = np.where(skips, _next_seat(state, moves, target), target)
-    state.phase[moves] = PLAY
+        state.pending[games] = 0
+    skips = tables.skip[cards]
+    state.current_player[games] = np.where(skips, _next_seat(state, games, target), target)
+    state.phase[games] = PLAY
 
 
 def _pass_turn(state: State, games: np.ndarray) -> None:
