@@ -214,6 +214,7 @@ class _Scratch:
     def __init__(self) -> None:
         self.ending: list[np.ndarray] = []  # games whose round ended, not yet scored
         self.matches_ended = 0  # a counter, to skip filtering when nothing ended
+        self.decisions = 0  # decisions applied, forced ones included (for benchmarks)
 
 
 class Chance(Protocol):
@@ -576,6 +577,7 @@ def _apply(
             trace.emit(
                 game, {"type": "action", "player": player, "action": action, "forced": forced}
             )
+    state.scratch.decisions += games.size
     turn = state.turn[games] + 1
     state.turn[games] = turn
     kind = ACTION_KIND[state.phase[games].astype(np.intp) * NUM_ACTIONS + actions]
