@@ -25,7 +25,7 @@ RULES.md §10 per game when given.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -217,6 +217,21 @@ class _Scratch:
         self.decisions = 0  # decisions applied, forced ones included (for benchmarks)
 
 
+@dataclasses.dataclass(frozen=True)
+class Autoplay:
+    """Seats whose decisions the engine takes itself, from a policy of the legal actions.
+
+    ``seats`` (B,) uint8 holds, per game, the bits of the seats played this way; ``policy``
+    maps the 42-bit legal masks of those decisions to actions (``policy(legal_bits)``).
+    While a game still has a seat in the match that is not auto-played, its auto-played
+    decisions are applied in the same loop as the forced ones, so a step runs on until a
+    seat outside ``seats`` is to act (the vector env's random opponents use this).
+    """
+
+    seats: np.ndarray
+    policy: Callable[[np.ndarray], np.ndarray]
+
+
 class Chance(Protocol):
     """Where the engine's random events come from (the RNG streams, or a record)."""
 
@@ -388,13 +403,20 @@ def reset_games(
     *,
     chance: Chance | None = None,
     trace: Trace | None = None,
+    autoplay: Autoplay | None = None,
 ) -> None:
     """Start new matches in the given games (the next seed of each slot by default)."""
     games = np.asarray(games, dtype=np.intp)
     if seeds is None:
         seeds = rng.next_seeds(state.seed[games])
     _start_match(state, games, np.asarray(seeds, dtype=np.int64), chance or RANDOM_CHANCE, trace)
-    _settle(state, games, chance or RANDOM_CHANCE, trace, True)
+    _settle(state, games, chance or RANDOM_CHANCE, trace, True, autoplay)
+
+
+def advance(state: State, games: np.ndarray, autoplay: Autoplay) -> None:
+    """Apply the auto-played (and forced) decisions of ``games`` until another seat is to
+    act (see :class:`Autoplay`)."""
+    _settle(state, np.asarray(games, dtype=np.intp), RANDOM_CHANCE, None, True, autoplay)
 
 
 # --- the public step ------------------------------------------------------------------------
@@ -441,6 +463,7 @@ def step(
     trace: Trace | None = None,
     resolve_forced: bool = True,
     games: np.ndarray | None = None,
+    autoplay: Autoplay | None = None,
 ) -> tuple[State, np.ndarray, np.ndarray]:
     """Apply one action per game for its player to act, then resolve all that follows.
 
@@ -451,7 +474,9 @@ def step(
     (its place is final then). A truncated match gives no reward to those still in.
     With ``auto_reset`` finished games start a new match at once (the next seed of their
     slot); ``state.final_totals``/``final_ranking`` keep the finished match's result.
-    ``games`` (indices) steps only those games, with one action each.
+    ``games`` (indices) steps only those games, with one action each. ``autoplay``
+    (:class:`Autoplay`) lets the step play on through the decisions of seats taken by a
+    policy of the legal actions.
     ``resolve_forced=False`` stops after the one decision (records list forced ones).
     Raises :class:`IllegalActionError` for an illegal action, before changing anything.
     """
@@ -487,7 +512,7 @@ def step(
     state.step_terminated.fill(False)
     state.step_truncated.fill(False)
     _apply(state, live, chosen, False, chance, trace)
-    _settle(state, live, chance, trace, resolve_forced)
+    _settle(state, live, chance, trace, resolve_forced, autoplay)
     done = state.step_terminated | state.step_truncated
     if auto_reset and done.any():
         reset_games(state, np.flatnonzero(done), chance=chance, trace=trace)
@@ -504,12 +529,20 @@ def _illegal_message(state: State, game: int, action: int) -> str:
     )
 
 
-def _settle(state: State, games: np.ndarray, chance: Chance, trace, resolve_forced: bool) -> None:
+def _settle(
+    state: State,
+    games: np.ndarray,
+    chance: Chance,
+    trace,
+    resolve_forced: bool,
+    autoplay: Autoplay | None = None,
+) -> None:
     """Recompute legal actions; apply forced decisions (one legal action) until none is left.
 
     Rounds that end meanwhile are scored together once the forced decisions run out (a
     game whose round ended waits, so its events stay in order), then their new rounds are
-    settled the same way.
+    settled the same way. With ``autoplay`` the decisions of its seats are applied in the
+    same loop.
     """
     while True:
         games = games[(state.phase[games] != DONE) & ~state.ending[games]]
@@ -520,12 +553,22 @@ def _settle(state: State, games: np.ndarray, chance: Chance, trace, resolve_forc
                 break
             # A power of two has one legal action: its index is the popcount of bits - 1.
             forced = (bits & (bits - _U64_1)) == _U64_0
-            games = games[forced]
+            acting = forced
+            if autoplay is not None:
+                seats = autoplay.seats[games].astype(np.intp)
+                chosen = (seats >> state.current_player[games]) & 1 == 1
+                chosen &= (state.in_match[games] & ~seats) != 0  # someone else still plays
+                acting = forced | chosen
+            games = games[acting]
             if not games.size:
                 break
-            actions = np.bitwise_count(bits[forced] - _U64_1).astype(np.intp)
+            bits, forced = bits[acting], forced[acting]
+            actions = np.bitwise_count(bits - _U64_1).astype(np.intp)
+            if not forced.all():
+                auto = ~forced
+                actions[auto] = np.asarray(autoplay.policy(bits[auto]), dtype=np.intp)
             finished_before = state.scratch.matches_ended
-            _apply(state, games, actions, True, chance, trace)
+            _apply(state, games, actions, forced, chance, trace)
             if state.scratch.ending or state.scratch.matches_ended != finished_before:
                 games = games[(state.phase[games] != DONE) & ~state.ending[games]]
         if not state.scratch.ending:
@@ -566,17 +609,23 @@ def _legal_bits(state: State, games: np.ndarray) -> np.ndarray:
 
 
 def _apply(
-    state: State, games: np.ndarray, actions: np.ndarray, forced: bool, chance: Chance, trace
+    state: State,
+    games: np.ndarray,
+    actions: np.ndarray,
+    forced: bool | np.ndarray,
+    chance: Chance,
+    trace,
 ) -> None:
-    """Apply one decision in each of ``games`` (all legal), then end rounds and truncate."""
+    """Apply one decision in each of ``games`` (all legal), then end rounds and truncate.
+
+    ``forced`` marks the decisions that had one legal action (for the record)."""
     if trace is not None:
         players = state.current_player[games]
-        for game, player, action in zip(
-            games.tolist(), players.tolist(), actions.tolist(), strict=True
+        flags = np.broadcast_to(np.asarray(forced, dtype=bool), games.shape).tolist()
+        for game, player, action, flag in zip(
+            games.tolist(), players.tolist(), actions.tolist(), flags, strict=True
         ):
-            trace.emit(
-                game, {"type": "action", "player": player, "action": action, "forced": forced}
-            )
+            trace.emit(game, {"type": "action", "player": player, "action": action, "forced": flag})
     state.scratch.decisions += games.size
     turn = state.turn[games] + 1
     state.turn[games] = turn

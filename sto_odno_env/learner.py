@@ -188,10 +188,20 @@ class LearnerGames:
             "final_observation": self._final,
         }
 
+    def _autoplay(self) -> engine.Autoplay | None:
+        """With one opponent policy that reads only the legal actions (random play), the
+        engine applies the opponents' decisions in its own loop (one step per learner move)."""
+        policy = self.opponents[0]
+        if not hasattr(policy, "act_bits") or any(p is not policy for p in self.opponents):
+            return None
+        everyone = (1 << self.players) - 1
+        seats = (everyone & ~(1 << self.learner.astype(np.intp))).astype(np.uint8)
+        return engine.Autoplay(seats, policy.act_bits)
+
     def _engine_step(self, games: np.ndarray, actions: np.ndarray) -> None:
         state = self.state
         in_before = state.in_match[games].copy()
-        _, step_rewards, _ = engine.step(state, actions, games=games)
+        _, step_rewards, _ = engine.step(state, actions, games=games, autoplay=self._autoplay())
         learner = self.learner[games].astype(np.intp)
         gained = step_rewards[games, learner]
         if self.reward_mode == "round":
@@ -239,6 +249,9 @@ class LearnerGames:
         engine.reset_games(self.state, games)
         self._choose_seats(games)
         self._restarted[games] = True
+        autoplay = self._autoplay()
+        if autoplay is not None:  # a new match may open with the opponents to move
+            engine.advance(self.state, games, autoplay)
 
     def _run_opponents(self) -> None:
         """Let the opponents move until the learner is to act in every game: each round of

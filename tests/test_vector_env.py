@@ -293,3 +293,41 @@ def test_maskable_ppo_smoke():
     masks = vec_env.action_masks()
     actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
     assert masks[np.arange(64), actions].all()
+
+
+class LowestLegal:
+    """A deterministic opponent that reads only the legal actions (so the engine may
+    auto-play it), and the same rule as a plain callable (which it may not)."""
+
+    needs_observation = False
+
+    def act_bits(self, legal_bits):
+        bits = np.asarray(legal_bits, dtype=np.uint64)
+        return np.bitwise_count((bits & (~bits + np.uint64(1))) - np.uint64(1)).astype(np.int64)
+
+    def act(self, observations, masks):
+        return np.argmax(np.asarray(masks) > 0, axis=1)
+
+
+@pytest.mark.parametrize(("rules", "players"), [("classic", 2), ("yard", 3), ("ukrainian", 4)])
+def test_auto_played_opponents_match_the_round_by_round_loop(rules, players):
+    """The engine's auto-play of bits-only opponents gives the very games that the loop of
+    one engine step per round of opponent moves gives."""
+    auto = StoOdnoVectorEnv(32, rules=rules, players=players, opponents=LowestLegal())
+    manual = StoOdnoVectorEnv(
+        32, rules=rules, players=players, opponents=lambda obs, mask: int(np.argmax(mask > 0))
+    )
+    assert auto.games._autoplay() is not None and manual.games._autoplay() is None
+    obs_a, info_a = auto.reset(seed=7)
+    obs_m, info_m = manual.reset(seed=7)
+    generator = np.random.default_rng(0)
+    for _ in range(300):
+        np.testing.assert_array_equal(obs_a, obs_m)
+        np.testing.assert_array_equal(info_a["action_mask"], info_m["action_mask"])
+        mask = info_a["action_mask"]
+        actions = np.argmax(generator.random(mask.shape) * mask, axis=1)
+        obs_a, reward_a, term_a, trunc_a, info_a = auto.step(actions)
+        obs_m, reward_m, term_m, trunc_m, info_m = manual.step(actions)
+        np.testing.assert_array_equal(reward_a, reward_m)
+        np.testing.assert_array_equal(term_a, term_m)
+        np.testing.assert_array_equal(trunc_a, trunc_m)
