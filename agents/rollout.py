@@ -5,8 +5,10 @@ agree with everything the seat has seen (:func:`sto_odno_env.determinise.from_ob
 tries every legal action in each, and plays the rest of the round with a default policy
 (the expert bot by default) for every seat. It starts from the default policy's own
 choice and switches to another action only when that action's outcome is better in the
-same sampled deals by more than one standard error of the paired difference (a policy
-improvement step that noise cannot talk it out of). The outcome, for the deciding seat:
+same sampled deals by more than ``margin`` standard errors of the paired difference (a
+policy improvement step that noise cannot talk it out of). A quarter of the samples is
+drawn first; the rest only for decisions where some action may still beat the default
+choice. The outcome, for the deciding seat:
 
 * its match reward, when the round decides its place (elimination or match end);
 * plus the points the others scored this round minus its own (after the exact-target
@@ -61,43 +63,56 @@ class RolloutAgent(BasePolicy):
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         observations = np.atleast_2d(observations)
         masks = np.asarray(masks) > 0
-        _n, S = observations.shape[0], self.samples
-        legal_count = masks.sum(axis=1)
         choice = np.argmax(masks, axis=1)  # games with one legal action keep it
-        deciding = np.flatnonzero(legal_count > 1)
+        deciding = np.flatnonzero(masks.sum(axis=1) > 1)
         if not deciding.size:
             return choice
         sub_obs, sub_masks = observations[deciding], masks[deciding]
-        seed = int(self.generator.integers(2**62))
-        worlds = from_observations(self.rules, sub_obs, S, seed=seed)  # row i*S + k
-        # One rollout per (game, sample, legal action).
-        game_of_world = np.repeat(np.arange(deciding.size), S)
-        per_world = sub_masks.sum(axis=1)[game_of_world]
-        world_of_row = np.repeat(np.arange(worlds.batch), per_world)
-        legal_actions = [np.flatnonzero(m) for m in sub_masks]
-        actions = np.concatenate([legal_actions[g] for g in game_of_world])
-        state = worlds.take(world_of_row)
-        values = self._rollout(state, actions)
-        # Paired comparison with the default policy's own choice, world by world.
         baseline = np.asarray(self.default_policy.act(sub_obs, sub_masks.astype(np.int8)))
+        # A quarter of the samples first; the rest only where another action might still
+        # beat the baseline (its mean gain plus one standard error is above zero).
+        first = max(2, self.samples // 4)
+        totals = self._paired_gains(sub_obs, sub_masks, baseline, first)
+        mean, error = _mean_error(*totals)
+        undecided = np.flatnonzero((mean + error > 0).any(axis=1))
+        if undecided.size and self.samples > first:
+            more = self._paired_gains(
+                sub_obs[undecided], sub_masks[undecided], baseline[undecided], self.samples - first
+            )
+            for total, extra in zip(totals, more, strict=True):
+                total[undecided] += extra
+            mean, error = _mean_error(*totals)
+        score = mean - self.margin * error
+        best = np.argmax(score, axis=1)
+        better = score[np.arange(deciding.size), best] > 0
+        choice[deciding] = np.where(better, best, baseline)
+        return choice
+
+    def _paired_gains(self, observations, masks, baseline, samples):
+        """Sum, sum of squares and count of each legal action's gain over the baseline's
+        outcome in the same sampled deal: (n, 42) arrays each."""
+        n = observations.shape[0]
+        seed = int(self.generator.integers(2**62))
+        worlds = from_observations(self.rules, observations, samples, seed=seed)  # i*S + k
+        # One rollout per (game, sample, legal action).
+        game_of_world = np.repeat(np.arange(n), samples)
+        world_of_row = np.repeat(np.arange(worlds.batch), masks.sum(axis=1)[game_of_world])
+        legal_actions = [np.flatnonzero(m) for m in masks]
+        actions = np.concatenate([legal_actions[g] for g in game_of_world])
+        values = self._rollout(worlds.take(world_of_row), actions)
         game_of_row = game_of_world[world_of_row]
         is_base = actions == baseline[game_of_row]
         base_value = np.zeros(worlds.batch)
         base_value[world_of_row[is_base]] = values[is_base]
         gain = values - base_value[world_of_row]
-        size = deciding.size * engine.NUM_ACTIONS
+        size = n * engine.NUM_ACTIONS
         key = game_of_row * engine.NUM_ACTIONS + actions
-        counts = np.maximum(np.bincount(key, minlength=size), 1)
-        mean = np.bincount(key, weights=gain, minlength=size) / counts
-        square = np.bincount(key, weights=gain * gain, minlength=size) / counts
-        error = np.sqrt(np.maximum(square - mean * mean, 0.0) / np.maximum(counts - 1, 1))
-        score = np.where(
-            np.bincount(key, minlength=size) > 0, mean - self.margin * error, -np.inf
-        ).reshape(deciding.size, engine.NUM_ACTIONS)
-        best = np.argmax(score, axis=1)
-        better = score[np.arange(deciding.size), best] > 0
-        choice[deciding] = np.where(better, best, baseline)
-        return choice
+        shape = (n, engine.NUM_ACTIONS)
+        return (
+            np.bincount(key, weights=gain, minlength=size).reshape(shape),
+            np.bincount(key, weights=gain * gain, minlength=size).reshape(shape),
+            np.bincount(key, minlength=size).reshape(shape).astype(np.float64),
+        )
 
     def _rollout(self, state: engine.State, actions: np.ndarray) -> np.ndarray:
         """Play each row to the end of its round; return seat 0's outcome per row."""
@@ -149,3 +164,12 @@ class RolloutAgent(BasePolicy):
             inside[:, 1:].sum(axis=1), 1
         )
         return (others - gain[:, 0]) / target
+
+
+def _mean_error(sums, squares, counts):
+    """Mean gain and its standard error per (game, action); −inf for illegal actions."""
+    safe = np.maximum(counts, 1)
+    mean = sums / safe
+    variance = np.maximum(squares / safe - mean * mean, 0.0)
+    error = np.sqrt(variance / np.maximum(counts - 1, 1))
+    return np.where(counts > 0, mean, -np.inf), np.where(counts > 0, error, 0.0)
