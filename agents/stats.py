@@ -101,7 +101,10 @@ def openskill_ratings(results: Sequence[MatchResult], names: Sequence[str]) -> d
 
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
-    for result in results:
+    # The updates are online: take the matches deal by deal, so that pairs scheduled one
+    # after another (``--pairs ladder``) interleave instead of being rated in blocks.
+    ordered = sorted(range(len(results)), key=lambda i: (results[i].match.deal, i))
+    for result in (results[i] for i in ordered):
         seats = result.match.seats
         if len(set(seats)) < 2:
             continue

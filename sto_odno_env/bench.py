@@ -307,6 +307,10 @@ def main(argv: list[str] | None = None) -> None:
             f"{decisions / spiel:.1f}x agent decisions/s, {applied / spiel:.1f}x counting the "
             "forced decisions too (OpenSpiel counts every decision); target >= 20x"
         )
+    aec_section(args.seconds, args.repeats)
+    vector_section(args.seconds, args.repeats)
+    if args.profile:
+        profile_aec(args.seconds)
 
 
 if __name__ == "__main__":
