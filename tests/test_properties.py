@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rules_oracle import playable
 
 from sto_odno_env import engine, record, replay
 from sto_odno_env.cards import (
@@ -28,9 +29,7 @@ from sto_odno_env.cards import (
     NUM_CARDS,
     ORDER_BASE,
     PASS,
-    QUEEN,
     rank_of,
-    suit_of,
 )
 from sto_odno_env.rules import AFTER_DRAW, DRAW_RULES, EMPTY_STOCK, PRESETS, RESHUFFLES, Rules
 
@@ -129,19 +128,6 @@ def cards_of(bits: int) -> list[int]:
 
 def actions_of(bits: int) -> set[int]:
     return {a for a in range(PASS + 1) if bits >> a & 1}
-
-
-def playable(rules: Rules, top: int, ordered_suit: int) -> set[int]:
-    """§2: the cards that may be played onto ``top`` (an empty table takes any card)."""
-    if top == NO_CARD:
-        return set(range(NUM_CARDS))
-    if ordered_suit >= 0:
-        return {c for c in range(NUM_CARDS) if suit_of(c) == ordered_suit or rank_of(c) == QUEEN}
-    return {
-        c
-        for c in range(NUM_CARDS)
-        if suit_of(c) == suit_of(top) or rank_of(c) == rank_of(top) or rules.effect_of(c).wild
-    }
 
 
 def expected_legal(state: engine.State, b: int) -> set[int]:

@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from rules_oracle import playable
 
 from sto_odno_env import engine, record
-from sto_odno_env.cards import NUM_CARDS, QUEEN, rank_of, suit_of
+from sto_odno_env.cards import NUM_CARDS
 from sto_odno_env.replay import RecordError, replay, replay_lines
 from sto_odno_env.rules import PRESETS, Rules
 
@@ -168,18 +169,6 @@ def expect_error_at(lines: list[Line], index: int, *parts: str) -> str:
     for part in parts:
         assert part in message, (part, message)
     return message
-
-
-def playable(rules: Rules, top: int, ordered_suit: int) -> set[int]:
-    if top == NUM_CARDS:
-        return set(range(NUM_CARDS))
-    if ordered_suit >= 0:
-        return {c for c in range(NUM_CARDS) if suit_of(c) == ordered_suit or rank_of(c) == QUEEN}
-    return {
-        c
-        for c in range(NUM_CARDS)
-        if suit_of(c) == suit_of(top) or rank_of(c) == rank_of(top) or rules.effect_of(c).wild
-    }
 
 
 @pytest.mark.parametrize("name", ["classic-2p", "yard-3p", "encyclopedia-5p", "ukrainian-6p"])
