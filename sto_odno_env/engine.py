@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
 
 import numpy as np
 
 from . import rng
 from .cards import DRAW, NUM_ACTIONS, NUM_CARDS, ORDER_BASE, PASS, action_name, card_name
+from .chance import RANDOM_CHANCE, Chance, RandomChance
 from .rules import MAX_PLAYERS, Rules, load_rules
 from .tables import (
     AFTER_DRAW,
@@ -45,6 +45,7 @@ from .tables import (
     RuleTables,
     compile_rules,
 )
+from .trace import Trace
 
 PHASE_NAMES = ("PLAY", "AFTER_DRAW", "COVER", "ORDER", "RESPOND", "DONE")
 NOBODY = -1
@@ -230,79 +231,6 @@ class Autoplay:
 
     seats: np.ndarray
     policy: Callable[[np.ndarray], np.ndarray]
-
-
-class Chance(Protocol):
-    """Where the engine's random events come from (the RNG streams, or a record)."""
-
-    def deck(self, state: State, games: np.ndarray) -> np.ndarray:
-        """(n, 36) card ids, top of the deck first, for a new round."""
-
-    def first_dealer(self, state: State, games: np.ndarray) -> np.ndarray:
-        """(n,) the dealer (or leader) of a match's first round."""
-
-    def shuffle(
-        self, state: State, games: np.ndarray, cards: np.ndarray, counts: np.ndarray
-    ) -> np.ndarray:
-        """New stocks from ``cards[i, :counts[i]]`` (the pile but its top), as stacks:
-        entry ``counts[i] - 1`` is the top card (drawn first)."""
-
-    def steal(
-        self, state: State, games: np.ndarray, drawer: np.ndarray, victim: np.ndarray
-    ) -> np.ndarray:
-        """(n,) the card each drawer takes from the victim's hand."""
-
-
-class RandomChance:
-    """The default chance: each game's own counter-based stream (:mod:`.rng`).
-
-    The first dealer and each round's deck depend only on the match seed and the round
-    number, so the same seed deals the same cards whatever was played before: that is
-    what duplicate deals (the same deal with the seats permuted) rely on. Reshuffles and
-    steals take the next numbers of the game's running stream.
-    """
-
-    def _numbers(self, state: State, games: np.ndarray, count: int) -> np.ndarray:
-        values = rng.draw_u64(state.rng_key[games], state.rng_counter[games], count)
-        state.rng_counter[games] += np.uint64(count)
-        return values
-
-    def _round_numbers(self, state: State, games: np.ndarray, count: int) -> np.ndarray:
-        round_key = rng.mix64(state.rng_key[games] ^ rng.DEAL_SALT)
-        start = state.round[games].astype(np.uint64) * np.uint64(1 << 32)
-        return rng.draw_u64(round_key, start, count)
-
-    def deck(self, state: State, games: np.ndarray) -> np.ndarray:
-        return np.argsort(self._round_numbers(state, games, NUM_CARDS), axis=1).astype(np.int8)
-
-    def first_dealer(self, state: State, games: np.ndarray) -> np.ndarray:
-        values = self._round_numbers(state, games, NUM_CARDS + 1)[:, NUM_CARDS]
-        return (values % np.uint64(state.players)).astype(np.int8)
-
-    def shuffle(self, state, games, cards, counts):
-        # Sorting by the complemented keys lays the cards out bottom first, so the top card
-        # is the one with the smallest key, whatever the stack's size.
-        keys = ~self._numbers(state, games, NUM_CARDS)
-        keys[np.arange(NUM_CARDS)[None, :] >= counts[:, None]] = np.iinfo(np.uint64).max
-        order = np.argsort(keys, axis=1, kind="stable")
-        return np.take_along_axis(cards, order, axis=1)
-
-    def steal(self, state, games, drawer, victim):
-        hands = state.hand[games, victim]
-        counts = np.bitwise_count(hands).astype(np.uint64)
-        pick = self._numbers(state, games, 1)[:, 0] % counts
-        return _nth_card(hands, pick.astype(np.int64))
-
-
-RANDOM_CHANCE = RandomChance()
-
-
-def _nth_card(hands: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """The ``index``-th lowest card of each hand."""
-    bits = np.unpackbits(hands.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-    ranks = np.cumsum(bits[:, :NUM_CARDS], axis=1) - 1
-    hit = (bits[:, :NUM_CARDS] == 1) & (ranks == index[:, None])
-    return np.argmax(hit, axis=1).astype(np.int8)
 
 
 def _card_list(bits: int) -> list[int]:
@@ -1185,25 +1113,6 @@ def _start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tr
         _end_rounds(state, ending, chance, trace)
 
 
-# --- traces -------------------------------------------------------------------------------------
-
-
-class Trace:
-    """Collects record events (RULES.md §10) per game; ``matches`` holds finished ones."""
-
-    def __init__(self, batch: int):
-        self.current: list[list[dict[str, Any]]] = [[] for _ in range(batch)]
-        self.matches: list[list[dict[str, Any]]] = []
-
-    def start_match(self, game: int) -> None:
-        self.current[game] = []
-
-    def emit(self, game: int, event: dict[str, Any]) -> None:
-        self.current[game].append(event)
-        if event["type"] == "match_end":
-            self.matches.append(self.current[game])
-
-
 def describe(state: State, game: int = 0) -> str:
     """A one-game text dump for debugging (the envs have the readable renderer)."""
     lines = [
@@ -1218,3 +1127,26 @@ def describe(state: State, game: int = 0) -> str:
         cards = " ".join(card_name(c) for c in _card_list(int(state.hand[game, seat])))
         lines.append(f"  seat {seat}: total {int(state.totals[game, seat])} [{cards}]")
     return "\n".join(lines)
+
+
+__all__ = [
+    "RANDOM_CHANCE",
+    "Autoplay",
+    "Chance",
+    "IllegalActionError",
+    "RandomChance",
+    "State",
+    "Trace",
+    "advance",
+    "describe",
+    "empty_state",
+    "hand_points",
+    "init",
+    "legal_mask",
+    "match_rewards",
+    "ranking_keys",
+    "reset_games",
+    "sample_actions",
+    "step",
+    "unpack_actions",
+]
