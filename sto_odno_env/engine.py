@@ -91,6 +91,14 @@ def _next_seat_table() -> np.ndarray:
 NEXT_SEAT = _next_seat_table()
 
 
+def _cells(
+    array: np.ndarray, games: np.ndarray, columns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A flat view of a (B, n) array and the flat indices of [games, columns]: one-dimensional
+    gathers and scatters cost a fraction of two-dimensional fancy indexing."""
+    return array.reshape(-1), games * array.shape[1] + columns
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the game's current decision."""
 
@@ -355,23 +363,45 @@ def legal_mask(state: State) -> np.ndarray:
     return unpack_actions(state.legal_bits)
 
 
+def _select_tables(width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Popcounts of every ``width``-bit word, and [word * width + k] -> its k-th set bit."""
+    words = np.arange(1 << width, dtype=np.uint32)
+    bits = (words[:, None] >> np.arange(width, dtype=np.uint32)[None, :]) & 1
+    counts = bits.sum(axis=1).astype(np.intp)
+    select = np.zeros((1 << width, width), dtype=np.intp)
+    rank = np.cumsum(bits, axis=1) - 1
+    word_index, position = np.nonzero(bits)
+    select[word_index, rank[word_index, position]] = position
+    return counts, select.reshape(-1)
+
+
+# Actions are 42 bits: three 14-bit words, each with a popcount and a k-th-bit table.
+_CHUNK = 14
+_CHUNK_MASK = np.uint64((1 << _CHUNK) - 1)
+_CHUNK_COUNT, _CHUNK_SELECT = _select_tables(_CHUNK)
+
+
 def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     """A uniformly random legal action per game, from 42-bit masks and uniforms in [0, 1).
 
-    Picks the k-th legal action, k = floor(u * count), by a binary search over popcounts
-    (six rounds), with no (B, 42) array. Games with no legal action get 0.
+    Picks the k-th legal action, k = floor(u * count), from popcount and k-th-bit tables
+    of the mask's three 14-bit words, with no (B, 42) array. Games with no legal action
+    get 0.
     """
     bits = np.asarray(legal_bits, dtype=np.uint64)
-    count = np.bitwise_count(bits)
-    rank = (np.asarray(uniform) * count).astype(np.uint8)
-    position = np.zeros(bits.shape, dtype=np.uint8)
-    for width in (32, 16, 8, 4, 2, 1):
-        low = np.bitwise_count(bits & np.uint64((1 << width) - 1))
-        upper = rank >= low
-        rank -= np.where(upper, low, np.uint8(0))
-        bits = np.where(upper, bits >> np.uint64(width), bits)
-        position += np.where(upper, np.uint8(width), np.uint8(0))
-    return position.astype(np.int64)
+    low = (bits & _CHUNK_MASK).astype(np.intp)
+    middle = ((bits >> np.uint64(_CHUNK)) & _CHUNK_MASK).astype(np.intp)
+    high = (bits >> np.uint64(2 * _CHUNK)).astype(np.intp)
+    low_count, middle_count = _CHUNK_COUNT[low], _CHUNK_COUNT[middle]
+    below_high = low_count + middle_count
+    total = below_high + _CHUNK_COUNT[high]
+    rank = (np.asarray(uniform) * total).astype(np.intp)
+    in_middle = (rank >= low_count) & (total > 0)
+    in_high = in_middle & (rank >= below_high)
+    word = np.where(in_high, high, np.where(in_middle, middle, low))
+    rank -= np.where(in_high, below_high, np.where(in_middle, low_count, 0))
+    chunk = in_middle.astype(np.intp) + in_high
+    return (_CHUNK_SELECT[word * _CHUNK + rank] + _CHUNK * chunk).astype(np.int64)
 
 
 def unpack_actions(bits: np.ndarray) -> np.ndarray:
@@ -467,13 +497,15 @@ def _settle(
 ) -> None:
     """Recompute legal actions; apply forced decisions (one legal action) until none is left.
 
-    Rounds that end meanwhile are scored together once the forced decisions run out (a
-    game whose round ended waits, so its events stay in order), then their new rounds are
-    settled the same way. With ``autoplay`` the decisions of its seats are applied in the
-    same loop.
+    Rounds that end meanwhile wait (so each game's events stay in order) and are scored
+    together once as many games wait as are still deciding; their new rounds then join
+    the loop. Scoring in few large groups keeps the per-call overhead low, and letting the
+    new rounds join early keeps the loop short. With ``autoplay`` the decisions of its
+    seats are applied in the same loop.
     """
+    scratch = state.scratch
+    games = games[(state.phase[games] != DONE) & ~state.ending[games]]
     while True:
-        games = games[(state.phase[games] != DONE) & ~state.ending[games]]
         while games.size:
             bits = _legal_bits(state, games)
             state.legal_bits[games] = bits
@@ -495,15 +527,22 @@ def _settle(
             if not forced.all():
                 auto = ~forced
                 actions[auto] = np.asarray(autoplay.policy(bits[auto]), dtype=np.intp)
-            finished_before = state.scratch.matches_ended
+            finished_before = scratch.matches_ended
             _apply(state, games, actions, forced, chance, trace)
-            if state.scratch.ending or state.scratch.matches_ended != finished_before:
+            if scratch.ending or scratch.matches_ended != finished_before:
                 games = games[(state.phase[games] != DONE) & ~state.ending[games]]
-        if not state.scratch.ending:
+                if scratch.ending and sum(e.size for e in scratch.ending) >= games.size:
+                    break
+        if not scratch.ending:
             return
-        games = np.concatenate(state.scratch.ending)
-        state.scratch.ending.clear()
-        _end_rounds(state, games, chance, trace)
+        ending = np.concatenate(scratch.ending)
+        scratch.ending.clear()
+        _end_rounds(state, ending, chance, trace)
+        if resolve_forced:
+            ending = ending[(state.phase[ending] != DONE) & ~state.ending[ending]]
+            games = np.concatenate([games, ending]) if games.size else ending
+        else:
+            games = ending[(state.phase[ending] != DONE) & ~state.ending[ending]]
 
 
 # --- legal actions --------------------------------------------------------------------------
@@ -520,8 +559,9 @@ def _legal_bits(state: State, games: np.ndarray) -> np.ndarray:
     tables = state.tables
     phase = state.phase[games]
     top = state.top_card[games]
+    hands, at = _cells(state.hand, games, state.current_player[games])
     cards = (
-        state.hand[games, state.current_player[games]]
+        hands[at]
         & tables.legal_cards[phase, top, state.ordered_suit[games]]
         & tables.drawn_filter[state.drawn_card[games]]
     )
@@ -597,9 +637,11 @@ def _play(state: State, games: np.ndarray, cards: np.ndarray, chance, trace) -> 
     tables = state.tables
     player = state.current_player[games]
     bits = CARD_BIT[cards]
-    hand = state.hand[games, player] & ~bits
-    state.hand[games, player] = hand
-    state.discard[games, state.discard_size[games]] = cards
+    hands, at = _cells(state.hand, games, player)
+    hand = hands[at] & ~bits
+    hands[at] = hand
+    piles, top_at = _cells(state.discard, games, state.discard_size[games])
+    piles[top_at] = cards
     state.discard_size[games] += 1
     state.discard_bits[games] |= bits
     state.top_card[games] = cards
@@ -641,7 +683,8 @@ def _pass_with_effects(
     penalty = state.pending[games] + tables.draw[cards]
     target = _next_seat(state, games, player)
     if tables.stacking:
-        respond = (penalty > 0) & ((state.hand[games, target] & tables.respond[cards]) != _U64_0)
+        hands, at = _cells(state.hand, games, target)
+        respond = (penalty > 0) & ((hands[at] & tables.respond[cards]) != _U64_0)
         if respond.any():
             responders = games[respond]
             state.phase[responders] = RESPOND
@@ -675,7 +718,8 @@ def _lapse_cover(state: State, games: np.ndarray) -> None:
     if not games.size:
         return
     player = state.current_player[games]
-    empty = state.hand[games, player] == _U64_0
+    hands, at = _cells(state.hand, games, player)
+    empty = hands[at] == _U64_0
     if empty.any():
         _mark_round_end(state, games[empty], player[empty], state.top_card[games[empty]])
     _pass_turn(state, games[~empty])
@@ -736,19 +780,33 @@ def _draw_many(
     going = count > 0
     if stop_at_round_end:
         going &= ~state.ending[games]
-    # Where the stock holds the whole penalty, take its top cards at once.
-    size = state.stock_size[games]
-    bulk = going & (count <= size)
-    if bulk.any():
-        rows = np.flatnonzero(bulk)
-        _draw_top(state, games[rows], player[rows], count[rows], size[rows])
-        going[rows] = False
-    taken = 0
+    # Take what the stock holds at once, reshuffle where it ran out, take again: a second
+    # reshuffle can find only the top card on the pile, so what is still owed after that
+    # is stolen (where the rules steal) or forgiven, one card at a time.
+    owed = count.astype(np.int64)
+    for _ in range(2):
+        rows = np.flatnonzero(going)
+        if not rows.size:
+            return
+        size = state.stock_size[games[rows]]
+        empty = size == 0
+        if empty.any():
+            _reshuffle(state, games[rows[empty]], chance, trace)
+            size = state.stock_size[games[rows]]
+        take = np.minimum(owed[rows], size)
+        taking = take > 0
+        if taking.any():
+            part = rows[taking]
+            _draw_top(state, games[part], player[part], take[taking], size[taking])
+            owed[part] -= take[taking]
+        going[rows] = owed[rows] > 0
+    if not state.tables.steal:
+        return
     while going.any():
         index = np.flatnonzero(going)
         drawn = _draw_one(state, games[index], player[index], chance, trace)
-        taken += 1
-        going[index] = (drawn != NO_CARD) & (count[index] > taken)
+        owed[index] -= 1
+        going[index] = (drawn != NO_CARD) & (owed[index] > 0)
         if stop_at_round_end:
             going[index] &= ~state.ending[games[index]]
 
@@ -761,7 +819,8 @@ def _draw_top(
     position = np.maximum(size[:, None] - 1 - depth, 0)
     cards = state.stock[games[:, None], position]
     bits = np.where(depth < count[:, None], CARD_BIT[cards], _U64_0)
-    state.hand[games, player] |= np.bitwise_or.reduce(bits, axis=1)
+    hands, at = _cells(state.hand, games, player)
+    hands[at] |= np.bitwise_or.reduce(bits, axis=1)
     state.stock_size[games] = size - count
 
 
@@ -775,16 +834,20 @@ def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace
     drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
     if has.all():
         size = size - 1
-        drawn = state.stock[games, size]
+        stocks, at = _cells(state.stock, games, size)
+        drawn = stocks[at]
         state.stock_size[games] = size
-        state.hand[games, player] |= CARD_BIT[drawn]
+        hands, at = _cells(state.hand, games, player)
+        hands[at] |= CARD_BIT[drawn]
         return drawn
     if has.any():
         with_stock, seats = games[has], player[has]
         size = size[has] - 1
-        cards = state.stock[with_stock, size]
+        stocks, at = _cells(state.stock, with_stock, size)
+        cards = stocks[at]
         state.stock_size[with_stock] = size
-        state.hand[with_stock, seats] |= CARD_BIT[cards]
+        hands, at = _cells(state.hand, with_stock, seats)
+        hands[at] |= CARD_BIT[cards]
         drawn[has] = cards
     if state.tables.steal:
         lacking = np.flatnonzero(~has)
@@ -832,14 +895,16 @@ def _steal(state: State, games: np.ndarray, drawer: np.ndarray, chance, trace) -
     cards = np.asarray(chance.steal(state, games, drawer, victim), dtype=np.int8)
     drawn[someone] = cards
     bits = CARD_BIT[cards]
-    state.hand[games, victim] &= ~bits
-    state.hand[games, drawer] |= bits
+    hands, victim_at = _cells(state.hand, games, victim)
+    hands[victim_at] &= ~bits
+    hands, drawer_at = _cells(state.hand, games, drawer)
+    hands[drawer_at] |= bits
     if trace is not None:
         for game, who, whom, card in zip(
             games.tolist(), drawer.tolist(), victim.tolist(), cards.tolist(), strict=False
         ):
             trace.emit(game, {"type": "steal", "player": who, "from": whom, "card": card})
-    emptied = (state.hand[games, victim] == _U64_0) & ~state.ending[games]
+    emptied = (hands[victim_at] == _U64_0) & ~state.ending[games]
     if emptied.any():
         _mark_round_end(
             state, games[emptied], victim[emptied], np.full(int(emptied.sum()), NO_CARD, np.int8)
@@ -1094,7 +1159,8 @@ def _start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tr
     if tables.leader_plays:
         return
     opening = deck[np.arange(n), dealt - 1]
-    state.hand[games, dealer] &= ~CARD_BIT[opening]
+    hands, at = _cells(state.hand, games, dealer)
+    hands[at] &= ~CARD_BIT[opening]
     state.discard[games, 0] = opening
     state.discard_size[games] = 1
     state.discard_bits[games] = CARD_BIT[opening]

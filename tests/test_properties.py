@@ -450,3 +450,21 @@ def test_written_records_replay(preset: str, tmp_path) -> None:
     path = tmp_path / f"{preset}.jsonl"
     record.write_records(path, matches)
     assert replay.replay(path) == 4
+
+
+# --- the random legal choice ------------------------------------------------------------------
+
+
+@settings(**SETTINGS, max_examples=200)
+@given(
+    masks=st.lists(st.integers(min_value=0, max_value=(1 << 42) - 1), min_size=1, max_size=40),
+    uniform=st.floats(min_value=0.0, max_value=1.0, exclude_max=True),
+)
+def test_sample_actions_picks_the_kth_legal_action(masks, uniform):
+    """sample_actions takes the floor(u * count)-th legal action (0 when none is legal)."""
+    bits = np.array(masks, dtype=np.uint64)
+    uniforms = np.full(len(masks), uniform)
+    chosen = engine.sample_actions(bits, uniforms).tolist()
+    for mask, action in zip(masks, chosen, strict=True):
+        legal = [a for a in range(42) if mask >> a & 1]
+        assert action == (legal[int(uniform * len(legal))] if legal else 0)
