@@ -219,7 +219,7 @@ def vector_run(batch: int, players: int = 2, seed: int = 0):
         nonlocal infos
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
-            legal_bits = env.games.state.legal_bits
+            legal_bits = env.games.legal_bits
             actions = engine.sample_actions(legal_bits, generator.random(batch))
             _, _, terminated, truncated, infos = env.step(actions)
             steps += batch

@@ -73,7 +73,8 @@ class RandomChance:
         keys = ~self._numbers(state, games, NUM_CARDS)
         keys[np.arange(NUM_CARDS)[None, :] >= counts[:, None]] = np.iinfo(np.uint64).max
         order = np.argsort(keys, axis=1, kind="stable")
-        return np.take_along_axis(cards, order, axis=1)
+        order += np.arange(0, order.size, NUM_CARDS)[:, None]
+        return cards.reshape(-1)[order]
 
     def steal(self, state, games, drawer, victim):
         hands = state.hand[games, victim]

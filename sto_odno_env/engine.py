@@ -598,8 +598,8 @@ def _apply(
     turn = state.turn[games] + 1
     state.turn[games] = turn
     kind = ACTION_KIND[state.phase[games].astype(np.intp) * NUM_ACTIONS + actions]
-    counts = np.bincount(kind, minlength=8)
-    for code in np.flatnonzero(counts).tolist():
+    counts = np.bincount(kind, minlength=8).tolist()
+    for code in [code for code, count in enumerate(counts) if count]:
         if counts[code] == games.size:
             chosen, chosen_actions = games, actions
         else:
@@ -640,26 +640,27 @@ def _play(state: State, games: np.ndarray, cards: np.ndarray, chance, trace) -> 
     hands, at = _cells(state.hand, games, player)
     hand = hands[at] & ~bits
     hands[at] = hand
-    piles, top_at = _cells(state.discard, games, state.discard_size[games])
+    size = state.discard_size[games]
+    piles, top_at = _cells(state.discard, games, size)
     piles[top_at] = cards
-    state.discard_size[games] += 1
+    state.discard_size[games] = size + 1
     state.discard_bits[games] |= bits
     state.top_card[games] = cards
     state.ordered_suit[games] = -1
     state.drawn_card[games] = NO_CARD
-    cover = tables.cover[cards]
+    # A round that ends here is scored before its game decides again, so the phase set
+    # for a finishing card is never read.
+    state.phase[games] = tables.phase_after_play[cards]
     finishing = hand == _U64_0
     if not tables.cover_can_finish:
-        finishing &= ~cover
+        finishing &= ~tables.cover[cards]
+    passes = tables.passes_turn[cards]
     if finishing.any():
         _mark_round_end(state, games[finishing], player[finishing], cards[finishing])
-    rest = ~finishing
-    orders = rest & tables.order_suit[cards]
-    state.phase[games[orders]] = ORDER
-    covers = rest & ~orders & cover
-    state.phase[games[covers]] = COVER
-    passes = rest & ~orders & ~cover
-    if passes.any():
+        passes &= ~finishing
+    if passes.all():
+        _pass_with_effects(state, games, player, cards, chance, trace)
+    elif passes.any():
         _pass_with_effects(state, games[passes], player[passes], cards[passes], chance, trace)
 
 
@@ -681,7 +682,8 @@ def _pass_with_effects(
     """The turn passes from ``player`` after ``cards`` took effect (RULES.md §5)."""
     tables = state.tables
     penalty = state.pending[games] + tables.draw[cards]
-    target = _next_seat(state, games, player)
+    seat_base = state.in_match[games].astype(np.intp) * 8  # rows of NEXT_SEAT
+    target = NEXT_SEAT[seat_base + player]
     if tables.stacking:
         hands, at = _cells(state.hand, games, target)
         respond = (penalty > 0) & ((hands[at] & tables.respond[cards]) != _U64_0)
@@ -691,18 +693,21 @@ def _pass_with_effects(
             state.current_player[responders] = target[respond]
             state.pending[responders] = penalty[respond]
             others = ~respond
-            games, target, cards, penalty = (
+            games, target, cards, penalty, seat_base = (
                 games[others],
                 target[others],
                 cards[others],
                 penalty[others],
+                seat_base[others],
             )
     draws = penalty > 0
     if draws.any():
         _draw_many(state, games[draws], target[draws], penalty[draws], chance, trace)
         state.pending[games] = 0
     skips = tables.skip[cards]
-    state.current_player[games] = np.where(skips, _next_seat(state, games, target), target)
+    if skips.any():
+        target = np.where(skips, NEXT_SEAT[seat_base + target], target)
+    state.current_player[games] = target
     state.phase[games] = PLAY
 
 
@@ -777,6 +782,14 @@ def _draw_many(
 
     A steal that empties a hand ends the round, and the drawing with it.
     """
+    size = state.stock_size[games]
+    if (
+        (count <= size).all()
+        and (count > 0).all()
+        and not (stop_at_round_end and state.ending[games].any())
+    ):  # the stock holds every penalty
+        _draw_top(state, games, player, count, size)
+        return
     going = count > 0
     if stop_at_round_end:
         going &= ~state.ending[games]
@@ -817,7 +830,7 @@ def _draw_top(
     """Each player takes the top ``count`` cards of a stock that holds at least that many."""
     depth = np.arange(int(count.max()))[None, :]
     position = np.maximum(size[:, None] - 1 - depth, 0)
-    cards = state.stock[games[:, None], position]
+    cards = state.stock.reshape(-1)[(games * NUM_CARDS)[:, None] + position]
     bits = np.where(depth < count[:, None], CARD_BIT[cards], _U64_0)
     hands, at = _cells(state.hand, games, player)
     hands[at] |= np.bitwise_or.reduce(bits, axis=1)
@@ -831,7 +844,6 @@ def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace
         _reshuffle(state, games[empty], chance, trace)
     size = state.stock_size[games]
     has = size > 0
-    drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
     if has.all():
         size = size - 1
         stocks, at = _cells(state.stock, games, size)
@@ -840,6 +852,7 @@ def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace
         hands, at = _cells(state.hand, games, player)
         hands[at] |= CARD_BIT[drawn]
         return drawn
+    drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
     if has.any():
         with_stock, seats = games[has], player[has]
         size = size[has] - 1

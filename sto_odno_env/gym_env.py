@@ -10,6 +10,7 @@
   opponents evaluated batched; a ``gymnasium.vector.VectorEnv`` with same-step auto-reset
   (``infos["final_obs"]`` and ``infos["_final_obs"]`` hold the ended episodes' last
   observations). For stable-baselines3 use :class:`sto_odno_env.sb3.StoOdnoVecEnv`.
+  ``workers=W`` splits the games across W processes (:mod:`sto_odno_env.sharded`).
 
 Observations are the float32 vectors of :mod:`sto_odno_env.observation` (a ``Box``, so
 ``MlpPolicy`` works); rewards as in the AEC env (``reward="match"`` or ``"round"``).
@@ -33,6 +34,7 @@ from .cards import NUM_ACTIONS
 from .learner import LearnerGames
 from .render import render_game
 from .rules import Rules
+from .sharded import learner_games
 
 
 def learner_observation_space() -> spaces.Box:
@@ -128,9 +130,17 @@ class StoOdnoVectorEnv(VectorEnv):
         learner_seat: int | None = None,
         reward: str = "match",
         illegal_action: str = "raise",
+        workers: int = 1,
     ):
-        self.games = LearnerGames(
-            rules, players, num_envs, opponents, learner_seat, reward, illegal_action
+        self.games = learner_games(
+            workers,
+            rules=rules,
+            players=players,
+            batch=num_envs,
+            opponents=opponents,
+            learner_seat=learner_seat,
+            reward=reward,
+            illegal_action=illegal_action,
         )
         self.num_envs = num_envs
         self.single_observation_space = learner_observation_space()
@@ -183,4 +193,5 @@ class StoOdnoVectorEnv(VectorEnv):
         self.games.set_opponents(opponents)
 
     def close_extras(self, **kwargs: Any) -> None:
-        pass
+        if hasattr(self.games, "close"):
+            self.games.close()

@@ -124,13 +124,21 @@ class LearnerGames:
         self._run_opponents()
         return self.observe()
 
-    def _choose_seats(self, games: np.ndarray) -> None:
+    def _choose_seats(self, games: np.ndarray, keys: np.ndarray | None = None) -> None:
+        """The learner's seats in ``games``, from their matches' stream keys."""
         if self.fixed_seat is not None:
             self.learner[games] = self.fixed_seat
             return
         # The seat comes from the match seed, so a game's episode depends on its seed only.
-        values = rng.mix64(self.state.rng_key[games] ^ np.uint64(0x5EA7))
+        if keys is None:
+            keys = self.state.rng_key[games]
+        values = rng.mix64(keys ^ np.uint64(0x5EA7))
         self.learner[games] = (values % np.uint64(self.players)).astype(np.int8)
+
+    @property
+    def legal_bits(self) -> np.ndarray:
+        """(B,) uint64 the learner's legal actions as 42-bit masks (zero where none)."""
+        return self.state.legal_bits
 
     def observe(self) -> np.ndarray:
         """The learner's observations of every game (a reused buffer)."""
@@ -246,12 +254,12 @@ class LearnerGames:
         self._restart(games)
 
     def _restart(self, games: np.ndarray) -> None:
-        engine.reset_games(self.state, games)
-        self._choose_seats(games)
+        # The seats are chosen before the deal, so a new match that opens with the
+        # opponents to move is played on to the learner's turn in the same pass.
+        seeds = rng.next_seeds(self.state.seed[games])
+        self._choose_seats(games, rng.key_of_seed(seeds))
         self._restarted[games] = True
-        autoplay = self._autoplay()
-        if autoplay is not None:  # a new match may open with the opponents to move
-            engine.advance(self.state, games, autoplay)
+        engine.reset_games(self.state, games, seeds, autoplay=self._autoplay())
 
     def _run_opponents(self) -> None:
         """Let the opponents move until the learner is to act in every game: each round of

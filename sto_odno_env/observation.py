@@ -201,7 +201,8 @@ def observe(
     )
     words = _TOP_SUIT_WORDS[top_suit] | _PHASE_DRAWN_WORDS[phase_drawn]
     words |= _seat_words(P)[seat_key]
-    words[:, 0] |= hands[local, seat] | (discard_bits << _U64(NUM_CARDS))
+    own = local * P + seat  # flat indices of the observer's cells in (B, P) arrays
+    words[:, 0] |= hands.reshape(-1)[own] | (discard_bits << _U64(NUM_CARDS))
     words[:, 1] |= discard_bits >> _U64(64 - NUM_CARDS)
     obs[:, :NUM_FLAGS] = np.unpackbits(
         words.view(np.uint8).reshape(B, 8 * _WORDS), axis=1, count=NUM_FLAGS, bitorder="little"
@@ -216,7 +217,7 @@ def observe(
     scalars[:, _S_HANDS : _S_HANDS + P - 1] = np.bitwise_count(hands).reshape(-1)[others]
     scalars[:, _S_PENDING : _S_HANDS + MAX_OTHERS] /= CARD_SCALE
     scalars[:, _S_TOTALS : _S_TOTALS + P - 1] = totals.reshape(-1)[others]
-    scalars[:, _S_OWN_TOTAL] = totals[local, seat]
+    scalars[:, _S_OWN_TOTAL] = totals.reshape(-1)[own]
     scalars[:, _S_TOTALS:_S_PLAYERS] /= state.tables.target
     scalars[:, _S_PLAYERS] = P / MAX_PLAYERS
     obs[:, NUM_FLAGS:] = scalars

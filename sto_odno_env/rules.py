@@ -188,6 +188,11 @@ class Rules:
     def __hash__(self) -> int:
         return hash(json.dumps(self.to_dict(), sort_keys=True))
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        # Pickled as plain data (the mapping proxies inside do not pickle), e.g. for the
+        # worker processes of sto_odno_env.sharded.
+        return (Rules.from_dict, (self.to_dict(),))
+
     # --- per-card lookups (the engine compiles these into tables) -------------------------
 
     def effect_of(self, card: int) -> Effect:

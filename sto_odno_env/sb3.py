@@ -9,6 +9,7 @@
 ``env_method("action_masks")`` returns every game's mask, which is what MaskablePPO asks
 for. Ended episodes reset at once; ``infos[i]["terminal_observation"]`` holds the last
 observation and ``infos[i]["TimeLimit.truncated"]`` marks truncation (RULES.md §8).
+``workers=W`` steps the games in W processes (:mod:`sto_odno_env.sharded`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from .cards import NUM_ACTIONS
 from .gym_env import learner_observation_space
-from .learner import LearnerGames
 from .rules import Rules
+from .sharded import learner_games
 
 
 class StoOdnoVecEnv(VecEnv):
@@ -39,9 +40,18 @@ class StoOdnoVecEnv(VecEnv):
         reward: str = "match",
         illegal_action: str = "raise",
         seed: int | None = None,
+        workers: int = 1,
     ):
-        self.games = LearnerGames(
-            rules, players, num_envs, opponents, learner_seat, reward, illegal_action, seed=seed
+        self.games = learner_games(
+            workers,
+            rules=rules,
+            players=players,
+            batch=num_envs,
+            opponents=opponents,
+            learner_seat=learner_seat,
+            reward=reward,
+            illegal_action=illegal_action,
+            seed=seed,
         )
         super().__init__(num_envs, learner_observation_space(), spaces.Discrete(NUM_ACTIONS))
         self._actions: np.ndarray | None = None
@@ -71,7 +81,8 @@ class StoOdnoVecEnv(VecEnv):
         return [seed] * self.num_envs
 
     def close(self) -> None:
-        pass
+        if hasattr(self.games, "close"):
+            self.games.close()
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, 42) bool masks of the learner."""

@@ -41,6 +41,8 @@ class RuleTables:
     skip: np.ndarray  # (37,) bool
     cover: np.ndarray  # (37,) bool
     order_suit: np.ndarray  # (37,) bool
+    phase_after_play: np.ndarray  # (37,) int8: ORDER, COVER, or PLAY when the turn passes
+    passes_turn: np.ndarray  # (37,) bool: the turn passes at once after the card
     points: np.ndarray  # (36,) int32: points of a card left in hand
     bonus_points: np.ndarray  # (37,) int32: the finisher's score for a last card
     bonus_multiplier: np.ndarray  # (37,) int32: multiplier of the others' points
@@ -109,6 +111,10 @@ def compile_rules(rules: Rules) -> RuleTables:
         skip=per_card((e.skip for e in effects), bool, False),
         cover=per_card((e.cover for e in effects), bool, False),
         order_suit=per_card((e.order_suit for e in effects), bool, False),
+        phase_after_play=per_card(
+            (ORDER if e.order_suit else COVER if e.cover else PLAY for e in effects), np.int8, PLAY
+        ),
+        passes_turn=per_card((not (e.order_suit or e.cover) for e in effects), bool, True),
         points=np.array([rules.points_of(c) for c in range(NUM_CARDS)], dtype=np.int32),
         bonus_points=per_card((b.points for b in bonuses), np.int32, 0),
         bonus_multiplier=per_card((b.multiplier for b in bonuses), np.int32, 1),

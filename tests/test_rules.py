@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -759,3 +760,10 @@ def test_every_field_changes_behaviour(preset: str, path: str, value: Any) -> No
     changed = with_path(base, path, value)
     assert changed != base
     assert changes_play(base, changed), f"{path}={value!r} changes nothing in random play"
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_rules_pickle_as_plain_data(name):
+    """Rules travel to worker processes by pickling (sto_odno_env.sharded)."""
+    rules = Rules.preset(name).replace(target=77)
+    assert pickle.loads(pickle.dumps(rules)) == rules

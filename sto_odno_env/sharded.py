@@ -1,0 +1,293 @@
+"""Learner games split across worker processes, so the batched engine runs on every core.
+
+:class:`ShardedLearnerGames` has the interface of :class:`~sto_odno_env.learner.LearnerGames`
+(``reset``, ``step``, ``masks``, ``observe``, ``learner``, ``set_opponents``) and is what the
+vector envs use with ``workers > 1``. Games are cut into ``workers`` contiguous shards; each
+worker process steps its shard with its own ``LearnerGames`` and writes observations,
+rewards, flags and legal actions into shared memory, so a step moves no arrays through
+pipes. One step costs the slowest shard's step plus a few tens of microseconds of
+messaging.
+
+Game ``b`` plays the same match seeds as it does with one worker, and opponents that
+decide from the observation (the bots of ``agents``) play the same games. Random
+opponents draw from one generator per shard, so their choices depend on the number of
+workers (as they depend on the batch size with one). Opponent policies are sent to the
+workers by pickling; the workers are started with ``multiprocessing``'s ``spawn`` method
+by default (safe with torch and threads).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import traceback
+from typing import Any
+
+import numpy as np
+
+from . import engine, rng
+from .cards import NUM_ACTIONS, action_name
+from .learner import ILLEGAL, LearnerGames
+from .observation import OBS_SIZE
+from .rules import Rules, load_rules
+
+# (name, per-game shape, dtype) of the shared result buffers.
+_BUFFERS = (
+    ("actions", (), np.int64),
+    ("observation", (OBS_SIZE,), np.float32),
+    ("final_observation", (OBS_SIZE,), np.float32),
+    ("reward", (), np.float32),
+    ("terminated", (), np.bool_),
+    ("truncated", (), np.bool_),
+    ("illegal", (), np.bool_),
+    ("legal_bits", (), np.uint64),
+    ("learner", (), np.int8),
+)
+
+
+def _views(raw: dict[str, Any], batch: int) -> dict[str, np.ndarray]:
+    return {
+        name: np.frombuffer(raw[name], dtype=dtype).reshape(batch, *shape)
+        for name, shape, dtype in _BUFFERS
+    }
+
+
+class WorkerError(RuntimeError):
+    """An exception raised in a worker process (its traceback is in the message)."""
+
+
+def _worker(connection, raw, batch: int, low: int, high: int, settings: dict) -> None:
+    """A worker's loop: serve reset/step/set_opponents on games ``low..high-1``."""
+    shared = {name: view[low:high] for name, view in _views(raw, batch).items()}
+    games = LearnerGames(batch=high - low, **settings)
+    games.obs = shared["observation"]  # observations are written straight to shared memory
+
+    def publish() -> None:
+        shared["legal_bits"][:] = games.state.legal_bits
+        shared["learner"][:] = games.learner
+
+    while True:
+        command, argument = connection.recv()
+        try:
+            if command == "close":
+                break
+            if command == "reset":
+                games.reset(seeds=argument)
+                publish()
+                connection.send(("ok", None))
+            elif command == "step":
+                result = games.step(shared["actions"])
+                for name in ("reward", "terminated", "truncated", "illegal"):
+                    shared[name][:] = result[name]
+                final = result["final_observation"]
+                if final is not None:
+                    shared["final_observation"][:] = final
+                publish()
+                connection.send(("ok", final is not None))
+            elif command == "set_opponents":
+                games.set_opponents(argument)
+                connection.send(("ok", None))
+            else:
+                raise ValueError(f"unknown command {command!r}")
+        except Exception as error:  # reported to the main process, which raises
+            connection.send(("error", f"{type(error).__name__}: {error}\n{traceback.format_exc()}"))
+    connection.close()
+
+
+class ShardedLearnerGames:
+    """B learner games stepped by ``workers`` processes (see the module docstring)."""
+
+    def __init__(
+        self,
+        rules: str | Rules = "classic",
+        players: int = 2,
+        batch: int = 1,
+        opponents: Any = None,
+        learner_seat: int | None = None,
+        reward: str = "match",
+        illegal_action: str = "raise",
+        seed: int | None = None,
+        workers: int = 2,
+        start_method: str = "spawn",
+    ):
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        if workers > batch:
+            raise ValueError(f"workers={workers} is more than the {batch} games to share")
+        if illegal_action not in ILLEGAL:
+            raise ValueError(
+                f"illegal_action={illegal_action!r} is not allowed; allowed: {ILLEGAL}"
+            )
+        self.rules = load_rules(rules)
+        settings = {
+            "rules": self.rules,
+            "players": players,
+            "opponents": opponents,
+            "learner_seat": learner_seat,
+            "reward": reward,
+            "illegal_action": illegal_action,
+        }
+        LearnerGames(batch=1, **settings)  # bad settings fail here, not in a worker
+        self.players = players
+        self.batch = batch
+        self.workers = workers
+        self.illegal_action = illegal_action
+        self._pending_seed = seed
+        context = mp.get_context(start_method)
+        raw = {
+            name: context.RawArray(
+                "b", max(1, batch * int(np.prod(shape)) * np.dtype(dtype).itemsize)
+            )
+            for name, shape, dtype in _BUFFERS
+        }
+        self._shared = _views(raw, batch)
+        bounds = np.linspace(0, batch, workers + 1).astype(int)
+        self._shards = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+        self._connections = []
+        self._processes = []
+        for low, high in self._shards:
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=_worker,
+                args=(theirs, raw, batch, low, high, settings),
+                daemon=True,
+                name=f"sto-odno-worker-{low}-{high}",
+            )
+            process.start()
+            theirs.close()
+            self._connections.append(ours)
+            self._processes.append(process)
+        self._closed = False
+
+    # --- messaging ---------------------------------------------------------------------------
+
+    def _call(self, command: str, arguments: list[Any] | None = None) -> list[Any]:
+        if self._closed:
+            raise RuntimeError("these games are closed")
+        for index, connection in enumerate(self._connections):
+            connection.send((command, None if arguments is None else arguments[index]))
+        replies = [self._receive(index) for index in range(len(self._connections))]
+        for status, payload in replies:
+            if status == "error":
+                raise WorkerError(f"a worker failed: {payload}")
+        return [payload for _, payload in replies]
+
+    def _receive(self, index: int) -> tuple[str, Any]:
+        try:
+            return self._connections[index].recv()
+        except (EOFError, OSError):
+            process = self._processes[index]
+            process.join(timeout=1)
+            self.close()
+            raise WorkerError(
+                f"worker {index} exited (exit code {process.exitcode}). With the 'spawn' or "
+                "'forkserver' start method the script must create the env under "
+                "`if __name__ == '__main__':`; its error is printed above."
+            ) from None
+
+    # --- the LearnerGames interface --------------------------------------------------------
+
+    @property
+    def learner(self) -> np.ndarray:
+        """(B,) int8 the learner's seat in every game."""
+        return self._shared["learner"]
+
+    @property
+    def legal_bits(self) -> np.ndarray:
+        """(B,) uint64 the learner's legal actions as 42-bit masks."""
+        return self._shared["legal_bits"]
+
+    def reset(self, seed: int | None = None, seeds: np.ndarray | None = None) -> np.ndarray:
+        """Start a match in every game (seeds as :meth:`LearnerGames.reset`)."""
+        if seeds is None:
+            if seed is None:
+                seed = self._pending_seed
+            if seed is None:
+                seed = int(np.random.SeedSequence().generate_state(1)[0])
+            seeds = rng.game_seeds(int(seed), self.batch)
+        seeds = np.asarray(seeds, dtype=np.int64).reshape(self.batch)
+        self._pending_seed = None
+        self._call("reset", [seeds[low:high] for low, high in self._shards])
+        return self._shared["observation"]
+
+    def step(self, actions: np.ndarray) -> dict[str, Any]:
+        """Apply the learner's actions in every game (as :meth:`LearnerGames.step`)."""
+        actions = np.asarray(actions).reshape(self.batch).astype(np.int64)
+        if self.illegal_action == "raise":
+            self._check_legal(actions)
+        self._shared["actions"][:] = actions
+        finals = self._call("step")
+        shared = self._shared
+        return {
+            "observation": shared["observation"],
+            "reward": shared["reward"],
+            "terminated": shared["terminated"],
+            "truncated": shared["truncated"],
+            "illegal": shared["illegal"],
+            "final_observation": self._final_observation(finals),
+        }
+
+    def _final_observation(self, finals: list[bool]) -> np.ndarray | None:
+        if not any(finals):
+            return None
+        final = np.zeros((self.batch, OBS_SIZE), dtype=np.float32)
+        shared = self._shared
+        for (low, high), has_final in zip(self._shards, finals, strict=True):
+            if has_final:
+                ended = shared["terminated"][low:high] | shared["truncated"][low:high]
+                rows = low + np.flatnonzero(ended)
+                final[rows] = shared["final_observation"][rows]
+        return final
+
+    def _check_legal(self, actions: np.ndarray) -> None:
+        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+        shift = np.where(in_range, actions, 63).astype(np.uint64)
+        legal = (self.legal_bits >> shift) & np.uint64(1) == np.uint64(1)
+        if legal.all():
+            return
+        game = int(np.flatnonzero(~legal)[0])
+        action = int(actions[game])
+        bits = int(self.legal_bits[game])
+        allowed = [f"{a} ({action_name(a)})" for a in range(NUM_ACTIONS) if bits >> a & 1]
+        name = action_name(action) if 0 <= action < NUM_ACTIONS else "not an action id"
+        raise engine.IllegalActionError(
+            f"illegal action {action} ({name}) in game {game}: legal actions: {', '.join(allowed)}"
+        )
+
+    def masks(self) -> np.ndarray:
+        """(B, 42) int8 legal actions of the learner."""
+        return engine.unpack_actions(self.legal_bits)
+
+    def observe(self) -> np.ndarray:
+        """The learner's observations of every game (shared memory, rewritten each step)."""
+        return self._shared["observation"]
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponent policies in every worker (they are pickled)."""
+        self._call("set_opponents", [opponents] * self.workers)
+
+    def close(self) -> None:
+        """Stop the workers (also done when the games are garbage-collected)."""
+        if self._closed:
+            return
+        self._closed = True
+        for connection in self._connections:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                connection.send(("close", None))
+        for process in self._processes:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.terminate()
+        for connection in self._connections:
+            connection.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True):
+            self.close()
+
+
+def learner_games(workers: int = 1, **settings: Any) -> LearnerGames | ShardedLearnerGames:
+    """One process's :class:`LearnerGames` (``workers=1``) or the sharded version."""
+    if workers == 1:
+        return LearnerGames(**settings)
+    return ShardedLearnerGames(workers=workers, **settings)
