@@ -57,7 +57,7 @@ from pettingzoo.utils import wrappers
 from . import engine, rng
 from .cards import NUM_ACTIONS, action_name
 from .engine import IllegalActionError
-from .observation import LAYOUT, NUM_FLAGS, OBS_SIZE, observe
+from .observation import LAYOUT, NUM_FLAGS, OBS_SIZE, observe_one
 from .render import RecentMoves, render_game
 from .rules import Rules, load_rules
 
@@ -176,12 +176,12 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {agent: {} for agent in self.agents}
         self._mask = engine.legal_mask(self._game)[0]
         self._select_current()
+        self._refresh_masks()
 
     def _select_current(self) -> None:
         seat = int(self._game.current_player[0])
         if seat >= 0:
             self.agent_selection = self.possible_agents[seat]
-        self._refresh_masks()
 
     def _refresh_masks(self) -> None:
         """Only the selected live agent has a mask, in ``infos`` as in ``observe``."""
@@ -201,7 +201,7 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]
         return {
-            "observation": observe(self._game, seat)[0],
+            "observation": observe_one(self._game, seat),
             "action_mask": self._mask_of(agent).copy(),
         }
 
@@ -221,7 +221,8 @@ class raw_env(AECEnv, EzPickle):
         step_rewards = rewards[0].astype(float)
         if self.reward_mode == "round" and game.rounds_ended[0]:
             step_rewards -= game.round_points[0] / self.rules.target
-        self.rewards = {a: float(step_rewards[self.agent_seat[a]]) for a in self.agents}
+        paid = step_rewards.tolist()
+        self.rewards = {a: paid[self.agent_seat[a]] for a in self.agents}
         self._accumulate_rewards()
         if done[0]:
             finished = self.truncations if game.truncated[0] else self.terminations

@@ -99,6 +99,16 @@ def _cells(
     return array.reshape(-1), games * array.shape[1] + columns
 
 
+def _any(mask: np.ndarray) -> bool:
+    # count_nonzero is a fraction of the cost of ndarray.any() on the small arrays of a
+    # step's later rounds; the engine asks this ~10 times per round.
+    return np.count_nonzero(mask) != 0
+
+
+def _all(mask: np.ndarray) -> bool:
+    return np.count_nonzero(mask) == mask.size
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the game's current decision."""
 
@@ -324,7 +334,7 @@ def init(
         match_seeds = rng.game_seeds(seed, batch)
     else:
         match_seeds = np.asarray(seeds, dtype=np.int64).reshape(-1)
-        if match_seeds.shape != (batch,) or (match_seeds < 0).any():
+        if match_seeds.shape != (batch,) or _any(match_seeds < 0):
             raise ValueError(f"seeds must be {batch} non-negative integers")
     games = np.arange(batch)
     _start_match(state, games, match_seeds, chance or RANDOM_CHANCE, trace)
@@ -446,22 +456,22 @@ def step(
     if actions.dtype.kind not in "iu":
         raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
     if games is None:
-        live_rows = np.flatnonzero(state.phase != DONE)
+        live_rows = (state.phase != DONE).nonzero()[0]
         live = live_rows
     else:
         games = np.asarray(games, dtype=np.intp)
-        live_rows = np.flatnonzero(state.phase[games] != DONE)
+        live_rows = (state.phase[games] != DONE).nonzero()[0]
         live = games[live_rows]
     chosen = actions[live_rows].astype(np.int64)
     if not live.size:  # every match is over: nothing to do
         state.rewards.fill(0.0)
         done = np.zeros(state.batch, dtype=bool)
         return state, state.rewards.copy(), done
-    # An id outside 0..41 shifts to bit 63, which no legal mask has.
-    shift = np.where((chosen >= 0) & (chosen < NUM_ACTIONS), chosen, 63).astype(np.uint64)
+    # A negative id wraps to a huge unsigned one: every id outside 0..41 shifts to bit 63.
+    shift = np.minimum(chosen.astype(np.uint64), np.uint64(63))
     legal = (state.legal_bits[live] >> shift) & _U64_1
-    if not legal.all():
-        bad = int(np.flatnonzero(legal == 0)[0])
+    if not _all(legal):
+        bad = int((legal == 0).nonzero()[0][0])
         raise IllegalActionError(_illegal_message(state, int(live[bad]), int(chosen[bad])))
 
     state.rewards.fill(0.0)
@@ -472,8 +482,8 @@ def step(
     _apply(state, live, chosen, False, chance, trace)
     _settle(state, live, chance, trace, resolve_forced, autoplay)
     done = state.step_terminated | state.step_truncated
-    if auto_reset and done.any():
-        reset_games(state, np.flatnonzero(done), chance=chance, trace=trace)
+    if auto_reset and _any(done):
+        reset_games(state, done.nonzero()[0], chance=chance, trace=trace)
     return state, state.rewards.copy(), done
 
 
@@ -487,6 +497,12 @@ def _illegal_message(state: State, game: int, action: int) -> str:
     )
 
 
+# Score waiting round ends once they are 1/_ROUND_END_SHARE of the games still deciding:
+# measured best for random play at large batches (fewer, larger scoring calls against
+# games waiting longer for their next round).
+_ROUND_END_SHARE = 8
+
+
 def _settle(
     state: State,
     games: np.ndarray,
@@ -498,10 +514,10 @@ def _settle(
     """Recompute legal actions; apply forced decisions (one legal action) until none is left.
 
     Rounds that end meanwhile wait (so each game's events stay in order) and are scored
-    together once as many games wait as are still deciding; their new rounds then join
-    the loop. Scoring in few large groups keeps the per-call overhead low, and letting the
-    new rounds join early keeps the loop short. With ``autoplay`` the decisions of its
-    seats are applied in the same loop.
+    together once the waiting games are an eighth as many as those still deciding (or all
+    that is left); their new rounds then join the loop. Scoring in few large groups keeps
+    the per-call overhead low, and letting the new rounds join early keeps the loop short.
+    With ``autoplay`` the decisions of its seats are applied in the same loop.
     """
     scratch = state.scratch
     games = games[(state.phase[games] != DONE) & ~state.ending[games]]
@@ -524,14 +540,15 @@ def _settle(
                 break
             bits, forced = bits[acting], forced[acting]
             actions = np.bitwise_count(bits - _U64_1).astype(np.intp)
-            if not forced.all():
+            if not _all(forced):
                 auto = ~forced
                 actions[auto] = np.asarray(autoplay.policy(bits[auto]), dtype=np.intp)
             finished_before = scratch.matches_ended
             _apply(state, games, actions, forced, chance, trace)
             if scratch.ending or scratch.matches_ended != finished_before:
                 games = games[(state.phase[games] != DONE) & ~state.ending[games]]
-                if scratch.ending and sum(e.size for e in scratch.ending) >= games.size:
+                waiting = sum(e.size for e in scratch.ending)
+                if waiting and waiting * _ROUND_END_SHARE >= games.size:
                     break
         if not scratch.ending:
             return
@@ -565,11 +582,11 @@ def _legal_bits(state: State, games: np.ndarray) -> np.ndarray:
         & tables.legal_cards[phase, top, state.ordered_suit[games]]
         & tables.drawn_filter[state.drawn_card[games]]
     )
-    key = phase.astype(np.intp) * 8 + (cards != _U64_0) * 4 + (top == NO_CARD)
-    if tables.steal:
-        key += 2
-    else:
-        key += ((state.stock_size[games] > 0) | (state.discard_size[games] > 1)) * 2
+    key = tables.extra_base[phase, top]
+    np.add(key, 4, out=key, where=cards != _U64_0)
+    if not tables.steal:
+        can_draw = (state.stock_size[games] > 0) | (state.discard_size[games] > 1)
+        np.add(key, 2, out=key, where=can_draw)
     return cards | tables.extra_actions[key]
 
 
@@ -651,16 +668,14 @@ def _play(state: State, games: np.ndarray, cards: np.ndarray, chance, trace) -> 
     # A round that ends here is scored before its game decides again, so the phase set
     # for a finishing card is never read.
     state.phase[games] = tables.phase_after_play[cards]
-    finishing = hand == _U64_0
-    if not tables.cover_can_finish:
-        finishing &= ~tables.cover[cards]
+    finishing = (hand == _U64_0) & tables.can_finish[cards]
     passes = tables.passes_turn[cards]
-    if finishing.any():
+    if _any(finishing):
         _mark_round_end(state, games[finishing], player[finishing], cards[finishing])
         passes &= ~finishing
-    if passes.all():
+    if _all(passes):
         _pass_with_effects(state, games, player, cards, chance, trace)
-    elif passes.any():
+    elif _any(passes):
         _pass_with_effects(state, games[passes], player[passes], cards[passes], chance, trace)
 
 
@@ -670,7 +685,7 @@ def _order(state: State, games: np.ndarray, suits: np.ndarray, chance, trace) ->
     covers = state.tables.cover[top]
     state.phase[games[covers]] = COVER
     rest = ~covers
-    if rest.any():
+    if _any(rest):
         _pass_with_effects(
             state, games[rest], state.current_player[games[rest]], top[rest], chance, trace
         )
@@ -687,7 +702,7 @@ def _pass_with_effects(
     if tables.stacking:
         hands, at = _cells(state.hand, games, target)
         respond = (penalty > 0) & ((hands[at] & tables.respond[cards]) != _U64_0)
-        if respond.any():
+        if _any(respond):
             responders = games[respond]
             state.phase[responders] = RESPOND
             state.current_player[responders] = target[respond]
@@ -701,11 +716,11 @@ def _pass_with_effects(
                 seat_base[others],
             )
     draws = penalty > 0
-    if draws.any():
+    if _any(draws):
         _draw_many(state, games[draws], target[draws], penalty[draws], chance, trace)
         state.pending[games] = 0
     skips = tables.skip[cards]
-    if skips.any():
+    if _any(skips):
         target = np.where(skips, NEXT_SEAT[seat_base + target], target)
     state.current_player[games] = target
     state.phase[games] = PLAY
@@ -725,7 +740,7 @@ def _lapse_cover(state: State, games: np.ndarray) -> None:
     player = state.current_player[games]
     hands, at = _cells(state.hand, games, player)
     empty = hands[at] == _U64_0
-    if empty.any():
+    if _any(empty):
         _mark_round_end(state, games[empty], player[empty], state.top_card[games[empty]])
     _pass_turn(state, games[~empty])
 
@@ -740,8 +755,8 @@ def _draw_action(state: State, games: np.ndarray, chance, trace) -> None:
     if state.tables.until_playable:
         going = (drawn != NO_CARD) & ~state.ending[games]
         going &= (CARD_BIT[drawn] & _playable(state, games)) == _U64_0
-        while going.any():
-            index = np.flatnonzero(going)
+        while _any(going):
+            index = going.nonzero()[0]
             more = _draw_one(state, games[index], player[index], chance, trace)
             got = more != NO_CARD
             last[index[got]] = more[got]
@@ -784,9 +799,9 @@ def _draw_many(
     """
     size = state.stock_size[games]
     if (
-        (count <= size).all()
-        and (count > 0).all()
-        and not (stop_at_round_end and state.ending[games].any())
+        _all(count <= size)
+        and _all(count > 0)
+        and not (stop_at_round_end and _any(state.ending[games]))
     ):  # the stock holds every penalty
         _draw_top(state, games, player, count, size)
         return
@@ -798,25 +813,25 @@ def _draw_many(
     # is stolen (where the rules steal) or forgiven, one card at a time.
     owed = count.astype(np.int64)
     for _ in range(2):
-        rows = np.flatnonzero(going)
+        rows = going.nonzero()[0]
         if not rows.size:
             return
         size = state.stock_size[games[rows]]
         empty = size == 0
-        if empty.any():
+        if _any(empty):
             _reshuffle(state, games[rows[empty]], chance, trace)
             size = state.stock_size[games[rows]]
         take = np.minimum(owed[rows], size)
         taking = take > 0
-        if taking.any():
+        if _any(taking):
             part = rows[taking]
             _draw_top(state, games[part], player[part], take[taking], size[taking])
             owed[part] -= take[taking]
         going[rows] = owed[rows] > 0
     if not state.tables.steal:
         return
-    while going.any():
-        index = np.flatnonzero(going)
+    while _any(going):
+        index = going.nonzero()[0]
         drawn = _draw_one(state, games[index], player[index], chance, trace)
         owed[index] -= 1
         going[index] = (drawn != NO_CARD) & (owed[index] > 0)
@@ -839,12 +854,13 @@ def _draw_top(
 
 def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace) -> np.ndarray:
     """Each player takes the top card of the stock; NO_CARD where nothing can be drawn."""
-    empty = state.stock_size[games] == 0
-    if empty.any():
-        _reshuffle(state, games[empty], chance, trace)
     size = state.stock_size[games]
+    empty = size == 0
+    if _any(empty):
+        _reshuffle(state, games[empty], chance, trace)
+        size = state.stock_size[games]
     has = size > 0
-    if has.all():
+    if _all(has):
         size = size - 1
         stocks, at = _cells(state.stock, games, size)
         drawn = stocks[at]
@@ -853,7 +869,7 @@ def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace
         hands[at] |= CARD_BIT[drawn]
         return drawn
     drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
-    if has.any():
+    if _any(has):
         with_stock, seats = games[has], player[has]
         size = size[has] - 1
         stocks, at = _cells(state.stock, with_stock, size)
@@ -863,7 +879,7 @@ def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace
         hands[at] |= CARD_BIT[cards]
         drawn[has] = cards
     if state.tables.steal:
-        lacking = np.flatnonzero(~has)
+        lacking = (~has).nonzero()[0]
         drawn[lacking] = _steal(state, games[lacking], player[lacking], chance, trace)
     return drawn
 
@@ -901,7 +917,7 @@ def _steal(state: State, games: np.ndarray, drawer: np.ndarray, chance, trace) -
     victim = NEXT_SEAT[holding * 8 + drawer]
     drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
     someone = victim != NOBODY  # nobody holds a card: the draw is forgiven
-    if not someone.all():
+    if not _all(someone):
         games, drawer, victim = games[someone], drawer[someone], victim[someone]
         if not games.size:
             return drawn
@@ -918,7 +934,7 @@ def _steal(state: State, games: np.ndarray, drawer: np.ndarray, chance, trace) -
         ):
             trace.emit(game, {"type": "steal", "player": who, "from": whom, "card": card})
     emptied = (hands[victim_at] == _U64_0) & ~state.ending[games]
-    if emptied.any():
+    if _any(emptied):
         _mark_round_end(
             state, games[emptied], victim[emptied], np.full(int(emptied.sum()), NO_CARD, np.int8)
         )
@@ -954,7 +970,7 @@ def _end_rounds(state: State, games: np.ndarray, chance, trace) -> None:
     if tables.last_card_effects:
         penalty = state.pending[games] + tables.draw[last_card]
         hit = penalty > 0
-        if hit.any():
+        if _any(hit):
             # The round is already over: a steal that empties a hand here ends nothing more
             # (``ending`` stays set meanwhile, so no second round end is marked).
             _draw_many(
@@ -1010,12 +1026,12 @@ def _end_rounds(state: State, games: np.ndarray, chance, trace) -> None:
                 },
             )
     eliminations = going_out.any(axis=1) & ~match_over
-    if eliminations.any():
+    if _any(eliminations):
         # An eliminated player's place is final: it is paid now, as it leaves.
         paid = games[eliminations]
         place_rewards = match_rewards(ranking_keys(state, paid))
         state.rewards[paid] += np.where(going_out[eliminations], place_rewards, 0.0)
-    if match_over.any():
+    if _any(match_over):
         _end_match(state, games[match_over], truncated=False, trace=trace)
     going_on = games[~match_over]
     if going_on.size:
@@ -1184,7 +1200,7 @@ def _start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tr
     covers = ~orders & tables.cover[opening]
     state.phase[games[covers]] = COVER
     rest = ~orders & ~covers
-    if rest.any():
+    if _any(rest):
         _pass_with_effects(state, games[rest], dealer[rest], opening[rest], chance, trace)
     if state.scratch.ending:  # a steal on the opening penalty emptied a hand
         ending = np.concatenate(state.scratch.ending)

@@ -224,6 +224,73 @@ def observe(
     return obs
 
 
+# The same tables as Python integers (all words of an entry in one), for one game at a
+# time: the AEC env's batch of one, where a numpy call costs more than the work it does.
+def _as_ints(words: np.ndarray) -> list[int]:
+    return [sum(int(w) << (64 * i) for i, w in enumerate(row)) for row in words]
+
+
+_TOP_SUIT_INTS = _as_ints(_TOP_SUIT_WORDS)
+_PHASE_DRAWN_INTS = _as_ints(_PHASE_DRAWN_WORDS)
+_FLAG_BYTES = 8 * _WORDS
+
+
+@lru_cache(maxsize=8)
+def _seat_ints(players: int) -> list[int]:
+    return _as_ints(_seat_words(players))
+
+
+def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
+    """(OBS_SIZE,) float32: ``observe(state, seat)[game]``, built from Python scalars.
+
+    The same encoding as :func:`observe` (tests check they agree), several times faster
+    for a single game.
+    """
+    P = state.players
+    if not 0 <= seat < P:
+        raise ValueError(f"seat must be in 0..{P - 1}, got {seat}")
+    current = int(state.current_player[game])
+    phase = int(state.phase[game])
+    visible = phase == AFTER_DRAW and current == seat
+    drawn = int(state.drawn_card[game]) if visible else _NO_DRAWN
+    top_suit = _TOP_SUIT_INTS[
+        int(state.top_card[game]) * _SUITS_SLOTS + int(state.ordered_suit[game]) % _SUITS_SLOTS
+    ]
+    phase_drawn = _PHASE_DRAWN_INTS[phase * _DRAWN_SLOTS + drawn]
+    seat_bits = _seat_ints(P)[
+        int(state.in_match[game]) * _SEAT_STRIDES[0]
+        + seat * _SEAT_STRIDES[1]
+        + int(state.dealer[game]) * _SEAT_STRIDES[2]
+        + current % (MAX_PLAYERS + 1)
+    ]
+    hands = state.hand[game].tolist()
+    flags = (
+        top_suit
+        | phase_drawn
+        | seat_bits
+        | hands[seat]
+        | int(state.discard_bits[game]) << NUM_CARDS
+    )
+    packed = np.frombuffer(flags.to_bytes(_FLAG_BYTES, "little"), dtype=np.uint8)
+    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    obs[:NUM_FLAGS] = np.unpackbits(packed, count=NUM_FLAGS, bitorder="little")
+    totals = state.totals[game].tolist()
+    others = [(seat + k) % P for k in range(1, P)]
+    padding = [0.0] * (MAX_OTHERS - (P - 1))
+    target = state.tables.target
+    obs[NUM_FLAGS:] = [
+        int(state.pending[game]) / CARD_SCALE,
+        int(state.stock_size[game]) / CARD_SCALE,
+        *[hands[other].bit_count() / CARD_SCALE for other in others],
+        *padding,
+        *[totals[other] / target for other in others],
+        *padding,
+        totals[seat] / target,
+        P / MAX_PLAYERS,
+    ]
+    return obs
+
+
 class ObservationView:
     """Named, decoded views of a batch of observation vectors (for bots and tests).
 

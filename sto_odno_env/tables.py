@@ -51,6 +51,9 @@ class RuleTables:
     legal_cards: np.ndarray  # (6, 37, 5) uint64: [phase, top, ordered suit] -> legal cards
     drawn_filter: np.ndarray  # (37,) uint64: [drawn card] -> cards AFTER_DRAW may play
     extra_actions: np.ndarray  # (6 * 8,) uint64: non-card actions, see _extra_actions
+    extra_base: np.ndarray  # (6, 37) intp: [phase, top] -> extra_key without has_card
+    #   (and without can_draw unless the rules steal, where a draw is always possible)
+    can_finish: np.ndarray  # (37,) bool: a card that empties the hand ends the round
     hand_size: int
     target: int
     max_turns: int
@@ -123,6 +126,8 @@ def compile_rules(rules: Rules) -> RuleTables:
         legal_cards=legal_cards,
         drawn_filter=drawn_filter,
         extra_actions=_extra_actions(rules.voluntary_draw),
+        extra_base=_extra_base(steal=rules.empty_stock == "steal"),
+        can_finish=per_card((rules.cover_can_finish or not e.cover for e in effects), bool, True),
         hand_size=rules.hand_size,
         target=rules.target,
         max_turns=rules.max_turns,
@@ -143,6 +148,12 @@ def compile_rules(rules: Rules) -> RuleTables:
 def extra_key(phase, has_card, can_draw, empty_table):
     """Index into ``extra_actions``: phase * 8 + has_card * 4 + can_draw * 2 + empty_table."""
     return phase * 8 + has_card * 4 + can_draw * 2 + empty_table
+
+
+def _extra_base(steal: bool) -> np.ndarray:
+    phase = np.arange(NUM_PHASE_CODES)[:, None]
+    empty_table = (np.arange(NUM_CARDS + 1) == NUM_CARDS)[None, :]
+    return extra_key(phase, 0, int(steal), empty_table).astype(np.intp)
 
 
 def _extra_actions(voluntary_draw: bool) -> np.ndarray:

@@ -20,6 +20,7 @@ from sto_odno_env.observation import (
     ONE_HOT_FIELDS,
     ObservationView,
     observe,
+    observe_one,
 )
 from sto_odno_env.tables import NO_CARD
 
@@ -266,3 +267,23 @@ def test_observation_view_decodes_the_raw_values(preset, players):
                 dealers = np.flatnonzero(view.field("others_dealer")[b]).tolist()
                 assert dealers == ([] if dealer == seat else [others.index(dealer)])
     assert nonzero_totals
+
+
+# --- the one-game encoder ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("preset", "players"), COMBOS)
+def test_observe_one_equals_the_batched_observation(preset, players):
+    """observe_one (Python scalars, used at batch one) encodes exactly what observe does,
+    for every seat, in fresh, mid-game and finished games."""
+    for state in sample_states(preset, players):
+        for seat in range(players):
+            batched = observe(state, seat)
+            for game in range(state.batch):
+                np.testing.assert_array_equal(observe_one(state, seat, game), batched[game])
+
+
+def test_observe_one_rejects_a_seat_outside_the_table():
+    state = engine.init("classic", 3, 1)
+    with pytest.raises(ValueError, match=r"seat must be in 0\.\.2"):
+        observe_one(state, 3)
