@@ -249,6 +249,20 @@ class Autoplay:
 
     seats: np.ndarray
     policy: Callable[[np.ndarray], np.ndarray]
+    rows: np.ndarray = dataclasses.field(init=False, repr=False)  # seats * 64, for _ACTING
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rows", np.asarray(self.seats).astype(np.intp) << 6)
+
+
+def _acting_table() -> np.ndarray:
+    """[auto-played seat bits * 64 + in_match bits] -> the auto-played seats that act:
+    all of them while a seat that is not auto-played is still in, else none."""
+    seats, in_match = np.divmod(np.arange(64 * 64), 64)
+    return np.where((in_match & ~seats) != 0, seats, 0).astype(np.uint8)
+
+
+_ACTING = _acting_table()
 
 
 def _card_list(bits: int) -> list[int]:
@@ -531,10 +545,8 @@ def _settle(
             forced = (bits & (bits - _U64_1)) == _U64_0
             acting = forced
             if autoplay is not None:
-                seats = autoplay.seats[games].astype(np.intp)
-                chosen = (seats >> state.current_player[games]) & 1 == 1
-                chosen &= (state.in_match[games] & ~seats) != 0  # someone else still plays
-                acting = forced | chosen
+                seats = _ACTING[autoplay.rows[games] + state.in_match[games]]
+                acting = forced | ((seats >> state.current_player[games]) & 1 != 0)
             games = games[acting]
             if not games.size:
                 break
@@ -616,12 +628,18 @@ def _apply(
     state.turn[games] = turn
     kind = ACTION_KIND[state.phase[games].astype(np.intp) * NUM_ACTIONS + actions]
     counts = np.bincount(kind, minlength=8).tolist()
-    for code in [code for code, count in enumerate(counts) if count]:
-        if counts[code] == games.size:
-            chosen, chosen_actions = games, actions
-        else:
-            selected = kind == code
-            chosen, chosen_actions = games[selected], actions[selected]
+    present = [code for code, count in enumerate(counts) if count]
+    if len(present) == 1:
+        groups = [(present[0], games, actions)]
+    else:  # one stable sort by kind, then a slice (a view) per kind
+        order = np.argsort(kind, kind="stable")
+        games_by_kind, actions_by_kind = games[order], actions[order]
+        groups, start = [], 0
+        for code in present:
+            stop = start + counts[code]
+            groups.append((code, games_by_kind[start:stop], actions_by_kind[start:stop]))
+            start = stop
+    for code, chosen, chosen_actions in groups:
         if code == K_PLAY:
             _play(state, chosen, chosen_actions.astype(np.int8), chance, trace)
         elif code == K_ORDER:

@@ -157,7 +157,7 @@ class StoOdnoVectorEnv(VectorEnv):
         else:
             observations = self.games.reset(seed=seed)
         self._started = True
-        return observations.copy(), self._infos()
+        return observations, self._infos()
 
     def step(self, actions):
         if not self._started:
@@ -170,11 +170,12 @@ class StoOdnoVectorEnv(VectorEnv):
             infos["_final_obs"] = ended
         if result["illegal"].any():
             infos["illegal_action"] = result["illegal"]
+        # The games hand out new arrays every step: no copies needed.
         return (
-            result["observation"].copy(),
-            result["reward"].copy(),
-            result["terminated"].copy(),
-            result["truncated"].copy(),
+            result["observation"],
+            result["reward"],
+            result["terminated"],
+            result["truncated"],
             infos,
         )
 

@@ -141,11 +141,15 @@ class LearnerGames:
         return self.state.legal_bits
 
     def observe(self) -> np.ndarray:
-        """The learner's observations of every game (a reused buffer)."""
+        """The learner's observations of every game, in a new array (also kept in ``obs``).
+
+        A new array each call lets the envs hand it out without a copy.
+        """
         if self.batch == 1:  # the single-agent env: the scalar encoder is several times faster
-            self.obs[0] = observe_one(self.state, int(self.learner[0]))
-            return self.obs
-        return observe(self.state, self.learner, out=self.obs)
+            self.obs = observe_one(self.state, int(self.learner[0]))[None]
+        else:
+            self.obs = observe(self.state, self.learner)
+        return self.obs
 
     def masks(self) -> np.ndarray:
         """(B, 42) int8 legal actions of the learner (it is to act in every live game)."""
@@ -160,6 +164,7 @@ class LearnerGames:
         first one where an episode ended), and (B,) arrays ``reward`` (the learner's reward
         since its last decision), ``terminated``, ``truncated``, ``illegal``;
         ``final_observation`` holds the ended episodes' last observations (None if none).
+        Every array is new: the caller may keep it.
         """
         state = self.state
         B = self.batch

@@ -12,6 +12,7 @@ import numpy as np
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
+_SHIFT27, _SHIFT30, _SHIFT31 = np.uint64(27), np.uint64(30), np.uint64(31)
 _KEY_SALT = np.uint64(0xD1B54A32D192ED03)
 DEAL_SALT = np.uint64(0x8CB92BA72F3D8DD7)  # separates the per-round deal stream
 SEED_MASK = (1 << 63) - 1  # seeds in records are non-negative int64
@@ -19,10 +20,13 @@ SEED_MASK = (1 << 63) - 1  # seeds in records are non-negative int64
 
 def mix64(values: np.ndarray) -> np.ndarray:
     """The splitmix64 finaliser, element-wise on uint64 (wraps modulo 2**64)."""
-    z = np.asarray(values, dtype=np.uint64)
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
+    z = np.array(values, dtype=np.uint64)  # a copy, worked on in place
+    z ^= z >> _SHIFT30
+    z *= _MIX1
+    z ^= z >> _SHIFT27
+    z *= _MIX2
+    z ^= z >> _SHIFT31
+    return z
 
 
 def key_of_seed(seeds: np.ndarray) -> np.ndarray:
@@ -48,7 +52,14 @@ def next_seeds(seeds: np.ndarray) -> np.ndarray:
     return (mix64(key_of_seed(seeds) + _GOLDEN) >> np.uint64(1)).astype(np.int64)
 
 
+_STEP_OFFSETS = np.arange(64, dtype=np.uint64) * _GOLDEN  # n * golden for the first counts
+
+
 def draw_u64(keys: np.ndarray, counters: np.ndarray, count: int) -> np.ndarray:
     """``count`` numbers per game from streams ``keys`` at ``counters`` (not advanced here)."""
-    steps = counters[:, None] + np.arange(count, dtype=np.uint64)[None, :]
-    return mix64(keys[:, None] + steps * _GOLDEN)
+    if count <= _STEP_OFFSETS.size:
+        offsets = _STEP_OFFSETS[:count]
+    else:
+        offsets = np.arange(count, dtype=np.uint64) * _GOLDEN
+    # key + (counter + n) * golden, wrapping modulo 2**64
+    return mix64((keys + counters * _GOLDEN)[:, None] + offsets[None, :])

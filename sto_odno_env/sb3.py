@@ -60,7 +60,7 @@ class StoOdnoVecEnv(VecEnv):
     def reset(self) -> np.ndarray:
         observations = self.games.reset(seed=self._seed)
         self._seed = None
-        return observations.copy()
+        return observations
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
@@ -74,7 +74,7 @@ class StoOdnoVecEnv(VecEnv):
             infos[game]["TimeLimit.truncated"] = bool(result["truncated"][game])
         for game in np.flatnonzero(result["illegal"]):
             infos[game]["illegal_action"] = True
-        return (result["observation"].copy(), result["reward"].copy(), dones, infos)
+        return (result["observation"], result["reward"], dones, infos)
 
     def seed(self, seed: int | None = None) -> list[int | None]:
         self._seed = seed

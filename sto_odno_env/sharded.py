@@ -60,9 +60,9 @@ def _worker(connection, raw, batch: int, low: int, high: int, settings: dict) ->
     """A worker's loop: serve reset/step/set_opponents on games ``low..high-1``."""
     shared = {name: view[low:high] for name, view in _views(raw, batch).items()}
     games = LearnerGames(batch=high - low, **settings)
-    games.obs = shared["observation"]  # observations are written straight to shared memory
 
     def publish() -> None:
+        shared["observation"][:] = games.obs
         shared["legal_bits"][:] = games.state.legal_bits
         shared["learner"][:] = games.learner
 
@@ -208,7 +208,7 @@ class ShardedLearnerGames:
         seeds = np.asarray(seeds, dtype=np.int64).reshape(self.batch)
         self._pending_seed = None
         self._call("reset", [seeds[low:high] for low, high in self._shards])
-        return self._shared["observation"]
+        return self._shared["observation"].copy()
 
     def step(self, actions: np.ndarray) -> dict[str, Any]:
         """Apply the learner's actions in every game (as :meth:`LearnerGames.step`)."""
@@ -218,12 +218,13 @@ class ShardedLearnerGames:
         self._shared["actions"][:] = actions
         finals = self._call("step")
         shared = self._shared
+        # Copies: the shared buffers are rewritten by the next step.
         return {
-            "observation": shared["observation"],
-            "reward": shared["reward"],
-            "terminated": shared["terminated"],
-            "truncated": shared["truncated"],
-            "illegal": shared["illegal"],
+            "observation": shared["observation"].copy(),
+            "reward": shared["reward"].copy(),
+            "terminated": shared["terminated"].copy(),
+            "truncated": shared["truncated"].copy(),
+            "illegal": shared["illegal"].copy(),
             "final_observation": self._final_observation(finals),
         }
 
@@ -259,8 +260,8 @@ class ShardedLearnerGames:
         return engine.unpack_actions(self.legal_bits)
 
     def observe(self) -> np.ndarray:
-        """The learner's observations of every game (shared memory, rewritten each step)."""
-        return self._shared["observation"]
+        """The learner's observations of every game (a copy)."""
+        return self._shared["observation"].copy()
 
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponent policies in every worker (they are pickled)."""

@@ -331,3 +331,25 @@ def test_auto_played_opponents_match_the_round_by_round_loop(rules, players):
         np.testing.assert_array_equal(reward_a, reward_m)
         np.testing.assert_array_equal(term_a, term_m)
         np.testing.assert_array_equal(trunc_a, trunc_m)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_returned_arrays_belong_to_the_caller(workers):
+    """Observations, rewards and flags handed out by a step are not rewritten by the next
+    step (the envs hand out new arrays rather than copies of a reused buffer)."""
+    env = StoOdnoVectorEnv(num_envs=16, rules=SHORT, workers=workers)
+    try:
+        generator = np.random.default_rng(4)
+        kept = [env.reset(seed=2)[0]]
+        snapshots = [kept[0].copy()]
+        for _ in range(30):
+            actions = engine.sample_actions(env.games.legal_bits, generator.random(16))
+            observations, rewards, terminated, truncated, _ = env.step(actions)
+            for array in (observations, rewards, terminated, truncated):
+                kept.append(array)
+                snapshots.append(array.copy())
+        for array, snapshot in zip(kept, snapshots, strict=True):
+            np.testing.assert_array_equal(array, snapshot)
+        assert any(not np.array_equal(kept[0], later) for later in kept[1::4])
+    finally:
+        env.close()
