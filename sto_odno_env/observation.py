@@ -147,6 +147,15 @@ def _others(players: int) -> np.ndarray:
     return (np.arange(players)[:, None] + np.arange(1, players)[None, :]) % players
 
 
+@lru_cache(maxsize=16)
+def _scalar_scale(target: int) -> np.ndarray:
+    """The divisor of each scalar entry: 36 for card counts, the target for totals."""
+    scale = np.ones(OBS_SIZE - NUM_FLAGS, dtype=np.float32)
+    scale[_S_PENDING : _S_HANDS + MAX_OTHERS] = CARD_SCALE
+    scale[_S_TOTALS:_S_PLAYERS] = target
+    return scale
+
+
 _SEAT_STRIDES = (
     MAX_PLAYERS * MAX_PLAYERS * (MAX_PLAYERS + 1),
     MAX_PLAYERS * (MAX_PLAYERS + 1),
@@ -199,8 +208,10 @@ def observe(
         + rows(state.dealer) * _SEAT_STRIDES[2]
         + current % (MAX_PLAYERS + 1)
     )
-    words = _TOP_SUIT_WORDS[top_suit] | _PHASE_DRAWN_WORDS[phase_drawn]
-    words |= _seat_words(P)[seat_key]
+    # np.take gathers whole rows several times faster than fancy indexing does.
+    words = np.take(_TOP_SUIT_WORDS, top_suit, axis=0)
+    words |= np.take(_PHASE_DRAWN_WORDS, phase_drawn, axis=0)
+    words |= np.take(_seat_words(P), seat_key, axis=0)
     own = local * P + seat  # flat indices of the observer's cells in (B, P) arrays
     words[:, 0] |= hands.reshape(-1)[own] | (discard_bits << _U64(NUM_CARDS))
     words[:, 1] |= discard_bits >> _U64(64 - NUM_CARDS)
@@ -215,10 +226,9 @@ def observe(
     scalars[:, _S_PENDING] = rows(state.pending)
     scalars[:, _S_STOCK] = rows(state.stock_size)
     scalars[:, _S_HANDS : _S_HANDS + P - 1] = np.bitwise_count(hands).reshape(-1)[others]
-    scalars[:, _S_PENDING : _S_HANDS + MAX_OTHERS] /= CARD_SCALE
     scalars[:, _S_TOTALS : _S_TOTALS + P - 1] = totals.reshape(-1)[others]
     scalars[:, _S_OWN_TOTAL] = totals.reshape(-1)[own]
-    scalars[:, _S_TOTALS:_S_PLAYERS] /= state.tables.target
+    scalars /= _scalar_scale(state.tables.target)  # one contiguous pass
     scalars[:, _S_PLAYERS] = P / MAX_PLAYERS
     obs[:, NUM_FLAGS:] = scalars
     return obs
