@@ -51,8 +51,9 @@ class RandomChance:
     """
 
     def _numbers(self, state: State, games: np.ndarray, count: int) -> np.ndarray:
-        values = rng.draw_u64(state.rng_key[games], state.rng_counter[games], count)
-        state.rng_counter[games] += np.uint64(count)
+        counters = state.rng_counter[games]
+        values = rng.draw_u64(state.rng_key[games], counters, count)
+        state.rng_counter[games] = counters + np.uint64(count)
         return values
 
     def _round_numbers(self, state: State, games: np.ndarray, count: int) -> np.ndarray:
@@ -71,7 +72,7 @@ class RandomChance:
         # Sorting by the complemented keys lays the cards out bottom first, so the top card
         # is the one with the smallest key, whatever the stack's size.
         keys = ~self._numbers(state, games, NUM_CARDS)
-        keys[np.arange(NUM_CARDS)[None, :] >= counts[:, None]] = np.iinfo(np.uint64).max
+        keys[counts[:, None] <= CARD_POSITIONS] = np.iinfo(np.uint64).max
         order = np.argsort(keys, axis=1, kind="stable")
         order += np.arange(0, order.size, NUM_CARDS)[:, None]
         return cards.reshape(-1)[order]
@@ -83,6 +84,7 @@ class RandomChance:
         return _nth_card(hands, pick.astype(np.int64))
 
 
+CARD_POSITIONS = np.arange(NUM_CARDS)[None, :]
 RANDOM_CHANCE = RandomChance()
 
 

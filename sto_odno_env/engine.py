@@ -399,33 +399,48 @@ def _select_tables(width: int) -> tuple[np.ndarray, np.ndarray]:
     return counts, select.reshape(-1)
 
 
-# Actions are 42 bits: three 14-bit words, each with a popcount and a k-th-bit table.
+# Actions are 42 bits: three 14-bit words; a table gives the k-th set bit of any word.
 _CHUNK = 14
 _CHUNK_MASK = np.uint64((1 << _CHUNK) - 1)
-_CHUNK_COUNT, _CHUNK_SELECT = _select_tables(_CHUNK)
+_TWO_CHUNKS_MASK = np.uint64((1 << (2 * _CHUNK)) - 1)
+_CHUNK_SELECT = _select_tables(_CHUNK)[1]
+
+
+_FEW_GAMES = 4
+
+
+def _kth_bit(mask: int, k: int) -> int:
+    """The index of the k-th (from 0) set bit of a non-negative integer."""
+    for _ in range(k):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
 
 
 def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     """A uniformly random legal action per game, from 42-bit masks and uniforms in [0, 1).
 
-    Picks the k-th legal action, k = floor(u * count), from popcount and k-th-bit tables
-    of the mask's three 14-bit words, with no (B, 42) array. Games with no legal action
-    get 0.
+    Picks the k-th legal action, k = floor(u * count): popcounts find the 14-bit word that
+    holds it and a table its bit in the word, with no (B, 42) array. Games with no legal
+    action get 0.
     """
     bits = np.asarray(legal_bits, dtype=np.uint64)
-    low = (bits & _CHUNK_MASK).astype(np.intp)
-    middle = ((bits >> np.uint64(_CHUNK)) & _CHUNK_MASK).astype(np.intp)
-    high = (bits >> np.uint64(2 * _CHUNK)).astype(np.intp)
-    low_count, middle_count = _CHUNK_COUNT[low], _CHUNK_COUNT[middle]
-    below_high = low_count + middle_count
-    total = below_high + _CHUNK_COUNT[high]
+    if bits.size <= _FEW_GAMES:  # a handful of games: plain integers beat a dozen array calls
+        return np.array(
+            [
+                _kth_bit(mask, int(u * mask.bit_count())) if mask else 0
+                for mask, u in zip(bits.tolist(), np.asarray(uniform).tolist(), strict=True)
+            ],
+            dtype=np.int64,
+        )
+    below_middle = np.bitwise_count(bits & _CHUNK_MASK)
+    below_high = np.bitwise_count(bits & _TWO_CHUNKS_MASK)
+    total = np.bitwise_count(bits)
     rank = (np.asarray(uniform) * total).astype(np.intp)
-    in_middle = (rank >= low_count) & (total > 0)
-    in_high = in_middle & (rank >= below_high)
-    word = np.where(in_high, high, np.where(in_middle, middle, low))
-    rank -= np.where(in_high, below_high, np.where(in_middle, low_count, 0))
-    chunk = in_middle.astype(np.intp) + in_high
-    return (_CHUNK_SELECT[word * _CHUNK + rank] + _CHUNK * chunk).astype(np.int64)
+    in_middle, in_high = rank >= below_middle, rank >= below_high
+    shift = (in_middle.astype(np.intp) + in_high) * _CHUNK
+    word = ((bits >> shift.astype(np.uint64)) & _CHUNK_MASK).astype(np.intp)
+    rank -= np.where(in_high, below_high, np.where(in_middle, below_middle, 0))
+    return np.where(total > 0, _CHUNK_SELECT[word * _CHUNK + rank] + shift, 0).astype(np.int64)
 
 
 def unpack_actions(bits: np.ndarray) -> np.ndarray:
@@ -861,11 +876,17 @@ def _draw_top(
     state: State, games: np.ndarray, player: np.ndarray, count: np.ndarray, size: np.ndarray
 ) -> None:
     """Each player takes the top ``count`` cards of a stock that holds at least that many."""
-    depth = np.arange(int(count.max()))[None, :]
+    most = int(count.max())
+    hands, at = _cells(state.hand, games, player)
+    if most == 1:  # one card each (a common penalty): no (n, depth) arrays
+        size = size - 1
+        hands[at] |= CARD_BIT[state.stock.reshape(-1)[games * NUM_CARDS + size]]
+        state.stock_size[games] = size
+        return
+    depth = np.arange(most)[None, :]
     position = np.maximum(size[:, None] - 1 - depth, 0)
     cards = state.stock.reshape(-1)[(games * NUM_CARDS)[:, None] + position]
     bits = np.where(depth < count[:, None], CARD_BIT[cards], _U64_0)
-    hands, at = _cells(state.hand, games, player)
     hands[at] |= np.bitwise_or.reduce(bits, axis=1)
     state.stock_size[games] = size - count
 
@@ -904,11 +925,14 @@ def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace
 
 def _reshuffle(state: State, games: np.ndarray, chance, trace) -> None:
     """The pile but its top card becomes the stock (RULES.md §6)."""
-    games = games[state.discard_size[games] > 1]
-    if not games.size:
-        return
-    counts = state.discard_size[games].astype(np.int64) - 1
-    pile = state.discard[games]
+    sizes = state.discard_size[games]
+    can = sizes > 1
+    if not _all(can):
+        games, sizes = games[can], sizes[can]
+        if not games.size:
+            return
+    counts = sizes.astype(np.int64) - 1
+    pile = np.take(state.discard, games, axis=0)
     if state.tables.flip:
         # Turned over: the oldest card (the pile's first) is the new top (the stack's last).
         column = counts[:, None] - 1 - np.arange(NUM_CARDS)[None, :]
@@ -918,7 +942,7 @@ def _reshuffle(state: State, games: np.ndarray, chance, trace) -> None:
     state.stock[games] = stack
     state.stock_size[games] = counts
     top = state.top_card[games]
-    state.discard[games, 0] = top
+    state.discard.reshape(-1)[games * NUM_CARDS] = top
     state.discard_size[games] = 1
     state.discard_bits[games] = CARD_BIT[top]
     if trace is not None:

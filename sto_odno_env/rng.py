@@ -20,7 +20,10 @@ SEED_MASK = (1 << 63) - 1  # seeds in records are non-negative int64
 
 def mix64(values: np.ndarray) -> np.ndarray:
     """The splitmix64 finaliser, element-wise on uint64 (wraps modulo 2**64)."""
-    z = np.array(values, dtype=np.uint64)  # a copy, worked on in place
+    return _mix_in_place(np.array(values, dtype=np.uint64))  # a copy, worked on in place
+
+
+def _mix_in_place(z: np.ndarray) -> np.ndarray:
     z ^= z >> _SHIFT30
     z *= _MIX1
     z ^= z >> _SHIFT27
@@ -62,4 +65,4 @@ def draw_u64(keys: np.ndarray, counters: np.ndarray, count: int) -> np.ndarray:
     else:
         offsets = np.arange(count, dtype=np.uint64) * _GOLDEN
     # key + (counter + n) * golden, wrapping modulo 2**64
-    return mix64((keys + counters * _GOLDEN)[:, None] + offsets[None, :])
+    return _mix_in_place((keys + counters * _GOLDEN)[:, None] + offsets[None, :])
