@@ -81,9 +81,36 @@ def observation_space() -> spaces.Dict:
     )
 
 
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing wrapper, with the reads every turn makes (``last()``,
+    ``agents`` and ``agent_selection`` for ``agent_iter()``) going straight to the env.
+
+    PettingZoo's wrapper forwards them through its generic ``__getattr__``, eight lookups
+    a turn at about a microsecond each; the checks before ``reset()`` stay the same.
+    """
+
+    def _check_reset(self, name: str) -> None:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self._check_reset("agent_selection")
+        return self.env.last(observe)
+
+    @property
+    def agents(self) -> list[str]:
+        self._check_reset("agents")
+        return self.env.agents
+
+    @property
+    def agent_selection(self) -> str:
+        self._check_reset("agent_selection")
+        return self.env.agent_selection
+
+
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC env wrapped in PettingZoo's order enforcing wrapper."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    """The AEC env wrapped in PettingZoo's order enforcing wrapper (see above)."""
+    return OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 class raw_env(AECEnv, EzPickle):

@@ -688,3 +688,17 @@ def test_reset_from_a_hand_made_state_and_record_the_match():
     assert replay_lines("aec", [json.dumps(event) for event in events]) == 1
     with pytest.raises(ValueError, match="record=True"):
         sto_odno_v0.raw_env().record()
+
+
+def test_order_is_enforced_before_reset():
+    """The wrapper's direct reads keep PettingZoo's checks: nothing is read before reset."""
+    wrapped = sto_odno_v0.env()
+    assert isinstance(wrapped, pettingzoo.utils.wrappers.OrderEnforcingWrapper)
+    for read in (lambda: wrapped.last(), lambda: wrapped.agents, lambda: wrapped.agent_selection):
+        with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+            read()
+    wrapped.reset(seed=3)
+    assert wrapped.agent_selection in wrapped.agents
+    observation, reward, terminated, truncated, info = wrapped.last()
+    assert observation["action_mask"].any() and reward == 0.0
+    assert not terminated and not truncated and info["action_mask"].any()
