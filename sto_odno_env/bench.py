@@ -9,7 +9,8 @@ Prints tables of medians over repeats, with the peer systems measured in the sam
 * OpenSpiel ``crazy_eights`` (2 players, random legal actions, observation tensor each
   step) when ``open_spiel`` is installed; every non-chance action counts as a decision.
 * PettingZoo AEC env turns/s in the ``agent_iter()`` loop, and shimmy's OpenSpiel
-  ``crazy_eights`` AEC env, when installed; the vector env with batched random opponents.
+  ``crazy_eights`` AEC env, when installed; the vector env with batched random opponents,
+  in one process and (on a machine with two cores or more) split across two workers.
 
 Speed is machine-dependent and the machines here are shared: compare ratios within one run.
 """
@@ -206,40 +207,66 @@ def aec_section(seconds: float, repeats: int) -> None:
     print("\n" + ratio_text)
 
 
-def vector_run(batch: int, players: int = 2, seed: int = 0):
-    """Learner steps/s of the vector env: random learner actions, batched random opponents."""
+def vector_run(batch: int, players: int = 2, seed: int = 0, workers: int = 1):
+    """Learner steps/s of the vector env: random learner actions, batched random opponents.
+
+    Returns ``(run, env)``; close the env when done (it holds worker processes when
+    ``workers > 1``).
+    """
     from .gym_env import StoOdnoVectorEnv
 
-    env = StoOdnoVectorEnv(batch, players=players)
-    _, infos = env.reset(seed=seed)
+    env = StoOdnoVectorEnv(batch, players=players, workers=workers)
+    env.reset(seed=seed)
     generator = np.random.default_rng(seed)
 
     def run(seconds: float) -> tuple[int, int]:
         steps = episodes = 0
-        nonlocal infos
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
             legal_bits = env.games.legal_bits
             actions = engine.sample_actions(legal_bits, generator.random(batch))
-            _, _, terminated, truncated, infos = env.step(actions)
+            _, _, terminated, truncated, _ = env.step(actions)
             steps += batch
             episodes += int((terminated | truncated).sum())
         return steps, episodes
 
-    return run
+    return run, env
 
 
 def vector_section(seconds: float, repeats: int, batches=(1024, 8192)) -> None:
     rows = []
-    for players in (2, 4):
-        for batch in batches:
-            steps, episodes = _measure(vector_run(batch, players), seconds, repeats)
-            rows.append(["classic", str(players), str(batch), f"{steps:,.0f}", f"{episodes:,.1f}"])
+    settings = [(players, batch, 1) for players in (2, 4) for batch in batches]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if (cores or 1) >= 2:  # the same games split across two worker processes
+        settings += [(players, max(batches), 2) for players in (2, 4)]
+    for players, batch, workers in settings:
+        run, env = vector_run(batch, players, workers=workers)
+        try:
+            run(min(0.2, seconds))  # warm up
+            steps, episodes = _measure(run, seconds, repeats)
+        finally:
+            env.close()
+        rows.append(
+            [
+                "classic",
+                str(players),
+                str(batch),
+                str(workers),
+                f"{steps:,.0f}",
+                f"{episodes:,.1f}",
+            ]
+        )
     print(
         "\n## Vector env: learner steps/s, random learner, batched random opponents "
-        "(observation and mask every step, one core)\n"
+        "(observation and mask every step; one core per worker process)\n"
     )
-    print_table(["preset", "players", "batch", "learner steps/s", "episodes/s"], rows)
+    header = ["preset", "players", "batch", "workers", "learner steps/s", "episodes/s"]
+    print_table(header, rows)
+    single = next(row for row in rows if row[1:4] == ["2", str(max(batches)), "1"])
+    print(
+        f"\nvector env, 2 players, batch {max(batches)}, one process: {single[4]} learner "
+        "steps/s (target >= 1,000,000)"
+    )
 
 
 def profile_aec(seconds: float) -> None:
@@ -265,7 +292,7 @@ def profile_aec(seconds: float) -> None:
         )
 
     parts = [
-        ("observation vector (observe)", cumulative("observation.py", "observe")),
+        ("observation vector (observe_one)", cumulative("observation.py", "observe_one")),
         ("engine step (validate, apply, forced decisions)", cumulative("engine.py", "step")),
         (
             "AEC step bookkeeping (rewards, masks, selection)",

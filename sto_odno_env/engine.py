@@ -598,18 +598,21 @@ def _playable(state: State, games: np.ndarray) -> np.ndarray:
     return tables.playable[state.top_card[games], state.ordered_suit[games]]
 
 
+_TOP_SLOTS = NUM_CARDS + 1  # top cards, NO_CARD included
+
+
 def _legal_bits(state: State, games: np.ndarray) -> np.ndarray:
     """42-bit masks of the legal actions of the player to act (RULES.md §4, §5, §6)."""
     tables = state.tables
-    phase = state.phase[games]
-    top = state.top_card[games]
+    # (phase, top card): 1-D gathers cost a fraction of multi-dimensional indexing.
+    situation = state.phase[games].astype(np.intp) * _TOP_SLOTS + state.top_card[games]
     hands, at = _cells(state.hand, games, state.current_player[games])
     cards = (
         hands[at]
-        & tables.legal_cards[phase, top, state.ordered_suit[games]]
+        & tables.legal_by_situation.take(situation * 8 + (state.ordered_suit[games] & 7))
         & tables.drawn_filter[state.drawn_card[games]]
     )
-    key = tables.extra_base[phase, top]
+    key = tables.extra_base.take(situation)
     np.add(key, 4, out=key, where=cards != _U64_0)
     if not tables.steal:
         can_draw = (state.stock_size[games] > 0) | (state.discard_size[games] > 1)

@@ -51,8 +51,10 @@ class RuleTables:
     legal_cards: np.ndarray  # (6, 37, 5) uint64: [phase, top, ordered suit] -> legal cards
     drawn_filter: np.ndarray  # (37,) uint64: [drawn card] -> cards AFTER_DRAW may play
     extra_actions: np.ndarray  # (6 * 8,) uint64: non-card actions, see _extra_actions
-    extra_base: np.ndarray  # (6, 37) intp: [phase, top] -> extra_key without has_card
-    #   (and without can_draw unless the rules steal, where a draw is always possible)
+    extra_base: np.ndarray  # (6 * 37,) intp: [phase * 37 + top] -> extra_key without
+    #   has_card (and without can_draw unless the rules steal: a draw is always possible)
+    legal_by_situation: np.ndarray  # (6 * 37 * 8,) uint64: legal_cards flat, indexed
+    #   [(phase * 37 + top) * 8 + (ordered suit & 7)] (no ordered suit, -1, lands on 7)
     can_finish: np.ndarray  # (37,) bool: a card that empties the hand ends the round
     hand_size: int
     target: int
@@ -126,7 +128,8 @@ def compile_rules(rules: Rules) -> RuleTables:
         legal_cards=legal_cards,
         drawn_filter=drawn_filter,
         extra_actions=_extra_actions(rules.voluntary_draw),
-        extra_base=_extra_base(steal=rules.empty_stock == "steal"),
+        extra_base=_extra_base(steal=rules.empty_stock == "steal").reshape(-1),
+        legal_by_situation=_by_situation(legal_cards),
         can_finish=per_card((rules.cover_can_finish or not e.cover for e in effects), bool, True),
         hand_size=rules.hand_size,
         target=rules.target,
@@ -148,6 +151,14 @@ def compile_rules(rules: Rules) -> RuleTables:
 def extra_key(phase, has_card, can_draw, empty_table):
     """Index into ``extra_actions``: phase * 8 + has_card * 4 + can_draw * 2 + empty_table."""
     return phase * 8 + has_card * 4 + can_draw * 2 + empty_table
+
+
+def _by_situation(legal_cards: np.ndarray) -> np.ndarray:
+    """legal_cards with the suit axis widened to 8 slots, flat: one 1-D gather per lookup."""
+    table = np.zeros((NUM_PHASE_CODES, NUM_CARDS + 1, 8), dtype=np.uint64)
+    table[:, :, :NUM_SUITS] = legal_cards[:, :, :NUM_SUITS]
+    table[:, :, 7] = legal_cards[:, :, NUM_SUITS]
+    return table.reshape(-1)
 
 
 def _extra_base(steal: bool) -> np.ndarray:
