@@ -207,7 +207,7 @@ def aec_section(seconds: float, repeats: int) -> None:
     print("\n" + ratio_text)
 
 
-def vector_run(batch: int, players: int = 2, seed: int = 0, workers: int = 1):
+def vector_run(batch: int, players: int = 2, seed: int = 0, workers: int = 1, copy: bool = True):
     """Learner steps/s of the vector env: random learner actions, batched random opponents.
 
     Returns ``(run, env)``; close the env when done (it holds worker processes when
@@ -215,7 +215,7 @@ def vector_run(batch: int, players: int = 2, seed: int = 0, workers: int = 1):
     """
     from .gym_env import StoOdnoVectorEnv
 
-    env = StoOdnoVectorEnv(batch, players=players, workers=workers)
+    env = StoOdnoVectorEnv(batch, players=players, workers=workers, copy=copy)
     env.reset(seed=seed)
     generator = np.random.default_rng(seed)
 
@@ -235,12 +235,14 @@ def vector_run(batch: int, players: int = 2, seed: int = 0, workers: int = 1):
 
 def vector_section(seconds: float, repeats: int, batches=(1024, 8192)) -> None:
     rows = []
-    settings = [(players, batch, 1) for players in (2, 4) for batch in batches]
+    largest = max(batches)
+    settings = [(players, batch, 1, True) for players in (2, 4) for batch in batches]
+    settings.append((2, largest, 1, False))  # observations in a reused buffer
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if (cores or 1) >= 2:  # the same games split across two worker processes
-        settings += [(players, max(batches), 2) for players in (2, 4)]
-    for players, batch, workers in settings:
-        run, env = vector_run(batch, players, workers=workers)
+        settings += [(players, largest, 2, True) for players in (2, 4)]
+    for players, batch, workers, copy in settings:
+        run, env = vector_run(batch, players, workers=workers, copy=copy)
         try:
             run(min(0.2, seconds))  # warm up
             steps, episodes = _measure(run, seconds, repeats)
@@ -252,6 +254,7 @@ def vector_section(seconds: float, repeats: int, batches=(1024, 8192)) -> None:
                 str(players),
                 str(batch),
                 str(workers),
+                "yes" if copy else "no",
                 f"{steps:,.0f}",
                 f"{episodes:,.1f}",
             ]
@@ -260,11 +263,13 @@ def vector_section(seconds: float, repeats: int, batches=(1024, 8192)) -> None:
         "\n## Vector env: learner steps/s, random learner, batched random opponents "
         "(observation and mask every step; one core per worker process)\n"
     )
-    header = ["preset", "players", "batch", "workers", "learner steps/s", "episodes/s"]
-    print_table(header, rows)
-    single = next(row for row in rows if row[1:4] == ["2", str(max(batches)), "1"])
+    header = ["preset", "players", "batch", "workers", "new arrays", "learner steps/s"]
+    print_table([*header, "episodes/s"], rows)
+    print("\n'new arrays': every step returns new arrays (the default, copy=True); 'no' is")
+    print("copy=False, one observation buffer rewritten by each step (as Gymnasium's).")
+    single = next(row for row in rows if row[1:5] == ["2", str(largest), "1", "yes"])
     print(
-        f"\nvector env, 2 players, batch {max(batches)}, one process: {single[4]} learner "
+        f"\nvector env, 2 players, batch {largest}, one process: {single[5]} learner "
         "steps/s (target >= 1,000,000)"
     )
 

@@ -11,6 +11,9 @@
   (``infos["final_obs"]`` and ``infos["_final_obs"]`` hold the ended episodes' last
   observations). For stable-baselines3 use :class:`sto_odno_env.sb3.StoOdnoVecEnv`.
   ``workers=W`` splits the games across W processes (:mod:`sto_odno_env.sharded`).
+  As with Gymnasium's ``SyncVectorEnv``, ``copy=False`` returns observations in a buffer
+  that the next step rewrites (a few percent faster at large batches); by default every
+  step returns new arrays.
 
 Observations are the float32 vectors of :mod:`sto_odno_env.observation` (a ``Box``, so
 ``MlpPolicy`` works); rewards as in the AEC env (``reward="match"`` or ``"round"``).
@@ -131,6 +134,7 @@ class StoOdnoVectorEnv(VectorEnv):
         reward: str = "match",
         illegal_action: str = "raise",
         workers: int = 1,
+        copy: bool = True,
     ):
         self.games = learner_games(
             workers,
@@ -141,6 +145,7 @@ class StoOdnoVectorEnv(VectorEnv):
             learner_seat=learner_seat,
             reward=reward,
             illegal_action=illegal_action,
+            copy=copy,
         )
         self.num_envs = num_envs
         self.single_observation_space = learner_observation_space()

@@ -49,6 +49,7 @@ class LearnerGames:
         reward: str = "match",
         illegal_action: str = "raise",
         seed: int | None = None,
+        copy: bool = True,
     ):
         self.rules = load_rules(rules)
         self.rules.check_players(players)
@@ -69,6 +70,7 @@ class LearnerGames:
         self.state: engine.State | None = None
         self.learner = np.zeros(batch, dtype=np.int8)
         self.obs = np.zeros((batch, OBS_SIZE), dtype=np.float32)
+        self.copy = copy
         self._seat_stream = np.zeros(batch, dtype=np.uint64)
         self._pending_seed = seed
 
@@ -141,14 +143,17 @@ class LearnerGames:
         return self.state.legal_bits
 
     def observe(self) -> np.ndarray:
-        """The learner's observations of every game, in a new array (also kept in ``obs``).
-
-        A new array each call lets the envs hand it out without a copy.
-        """
+        """The learner's observations of every game (also kept in ``obs``): a new array
+        each call, or with ``copy=False`` the same buffer rewritten each call (no new
+        memory to fault in: a few percent faster at large batches)."""
         if self.batch == 1:  # the single-agent env: the scalar encoder is several times faster
-            self.obs = observe_one(self.state, int(self.learner[0]))[None]
+            row = observe_one(self.state, int(self.learner[0]))
+            if self.copy:
+                self.obs = row[None]
+            else:
+                self.obs[0] = row
         else:
-            self.obs = observe(self.state, self.learner)
+            self.obs = observe(self.state, self.learner, out=None if self.copy else self.obs)
         return self.obs
 
     def masks(self) -> np.ndarray:
@@ -164,7 +169,8 @@ class LearnerGames:
         first one where an episode ended), and (B,) arrays ``reward`` (the learner's reward
         since its last decision), ``terminated``, ``truncated``, ``illegal``;
         ``final_observation`` holds the ended episodes' last observations (None if none).
-        Every array is new: the caller may keep it.
+        Every array is new, so the caller may keep it; with ``copy=False`` the observation
+        is a buffer that the next step rewrites.
         """
         state = self.state
         B = self.batch

@@ -59,7 +59,7 @@ class WorkerError(RuntimeError):
 def _worker(connection, raw, batch: int, low: int, high: int, settings: dict) -> None:
     """A worker's loop: serve reset/step/set_opponents on games ``low..high-1``."""
     shared = {name: view[low:high] for name, view in _views(raw, batch).items()}
-    games = LearnerGames(batch=high - low, **settings)
+    games = LearnerGames(batch=high - low, copy=False, **settings)  # published by copying
 
     def publish() -> None:
         shared["observation"][:] = games.obs
@@ -107,6 +107,7 @@ class ShardedLearnerGames:
         reward: str = "match",
         illegal_action: str = "raise",
         seed: int | None = None,
+        copy: bool = True,
         workers: int = 2,
         start_method: str = "spawn",
     ):
@@ -132,6 +133,7 @@ class ShardedLearnerGames:
         self.batch = batch
         self.workers = workers
         self.illegal_action = illegal_action
+        self.copy = copy
         self._pending_seed = seed
         context = mp.get_context(start_method)
         raw = {
@@ -208,7 +210,7 @@ class ShardedLearnerGames:
         seeds = np.asarray(seeds, dtype=np.int64).reshape(self.batch)
         self._pending_seed = None
         self._call("reset", [seeds[low:high] for low, high in self._shards])
-        return self._shared["observation"].copy()
+        return self.observe()
 
     def step(self, actions: np.ndarray) -> dict[str, Any]:
         """Apply the learner's actions in every game (as :meth:`LearnerGames.step`)."""
@@ -220,7 +222,7 @@ class ShardedLearnerGames:
         shared = self._shared
         # Copies: the shared buffers are rewritten by the next step.
         return {
-            "observation": shared["observation"].copy(),
+            "observation": self.observe(),
             "reward": shared["reward"].copy(),
             "terminated": shared["terminated"].copy(),
             "truncated": shared["truncated"].copy(),
@@ -260,8 +262,10 @@ class ShardedLearnerGames:
         return engine.unpack_actions(self.legal_bits)
 
     def observe(self) -> np.ndarray:
-        """The learner's observations of every game (a copy)."""
-        return self._shared["observation"].copy()
+        """The learner's observations of every game: a copy, or with ``copy=False`` the
+        shared buffer itself (rewritten by the next step)."""
+        observations = self._shared["observation"]
+        return observations.copy() if self.copy else observations
 
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponent policies in every worker (they are pickled)."""

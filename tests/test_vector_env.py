@@ -353,3 +353,24 @@ def test_returned_arrays_belong_to_the_caller(workers):
         assert any(not np.array_equal(kept[0], later) for later in kept[1::4])
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_copy_false_reuses_one_buffer_with_the_same_values(workers):
+    """copy=False (as Gymnasium's SyncVectorEnv) hands out one observation buffer that each
+    step rewrites, holding what the default env returns."""
+    fresh = StoOdnoVectorEnv(num_envs=8, rules=SHORT, workers=workers)
+    reused = StoOdnoVectorEnv(num_envs=8, rules=SHORT, workers=workers, copy=False)
+    try:
+        np.testing.assert_array_equal(fresh.reset(seed=6)[0], reused.reset(seed=6)[0])
+        buffers = set()
+        for _ in range(20):
+            actions = np.argmax(fresh.action_masks(), axis=1)
+            expected = fresh.step(actions)[0]
+            got = reused.step(actions)[0]
+            np.testing.assert_array_equal(expected, got)
+            buffers.add(id(got))
+        assert len(buffers) == 1
+    finally:
+        fresh.close()
+        reused.close()
