@@ -76,6 +76,7 @@ class LearnerGames:
 
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponent policies (one for all positions, or P-1 of them)."""
+        self._autoplay_cache: engine.Autoplay | None = None
         if opponents is None:
             opponents = RandomPolicy()
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
@@ -128,6 +129,7 @@ class LearnerGames:
 
     def _choose_seats(self, games: np.ndarray, keys: np.ndarray | None = None) -> None:
         """The learner's seats in ``games``, from their matches' stream keys."""
+        self._autoplay_cache = None
         if self.fixed_seat is not None:
             self.learner[games] = self.fixed_seat
             return
@@ -212,13 +214,17 @@ class LearnerGames:
 
     def _autoplay(self) -> engine.Autoplay | None:
         """With one opponent policy that reads only the legal actions (random play), the
-        engine applies the opponents' decisions in its own loop (one step per learner move)."""
+        engine applies the opponents' decisions in its own loop (one step per learner move).
+        Kept until the learner's seats or the opponents change."""
+        if self._autoplay_cache is not None:
+            return self._autoplay_cache
         policy = self.opponents[0]
         if not hasattr(policy, "act_bits") or any(p is not policy for p in self.opponents):
             return None
         everyone = (1 << self.players) - 1
         seats = (everyone & ~(1 << self.learner.astype(np.intp))).astype(np.uint8)
-        return engine.Autoplay(seats, policy.act_bits)
+        self._autoplay_cache = engine.Autoplay(seats, policy.act_bits)
+        return self._autoplay_cache
 
     def _engine_step(self, games: np.ndarray, actions: np.ndarray) -> None:
         state = self.state
