@@ -732,7 +732,9 @@ def _pass_with_effects(
 ) -> None:
     """The turn passes from ``player`` after ``cards`` took effect (RULES.md §5)."""
     tables = state.tables
-    penalty = state.pending[games] + tables.draw[cards]
+    penalty = tables.draw[cards]
+    if tables.stacking:  # only stacking accumulates a pending penalty
+        penalty = penalty + state.pending[games]
     seat_base = state.in_match[games].astype(np.intp) * 8  # rows of NEXT_SEAT
     target = NEXT_SEAT[seat_base + player]
     if tables.stacking:
@@ -754,7 +756,8 @@ def _pass_with_effects(
     draws = penalty > 0
     if _any(draws):
         _draw_many(state, games[draws], target[draws], penalty[draws], chance, trace)
-        state.pending[games] = 0
+        if tables.stacking:
+            state.pending[games] = 0
     skips = tables.skip[cards]
     if _any(skips):
         target = np.where(skips, NEXT_SEAT[seat_base + target], target)
@@ -829,21 +832,16 @@ def _draw_many(
     trace,
     stop_at_round_end: bool = True,
 ) -> None:
-    """Each player takes ``count`` cards; what cannot be drawn is forgiven (RULES.md §6).
-
-    A steal that empties a hand ends the round, and the drawing with it.
+    """Each player takes ``count`` (>= 1) cards; what cannot be drawn is forgiven (RULES.md
+    §6). A steal that empties a hand ends the round, and the drawing with it.
     """
+    # Only a round that ended in this pass can have ended for these games.
+    check_ending = stop_at_round_end and bool(state.scratch.ending)
     size = state.stock_size[games]
-    if (
-        _all(count <= size)
-        and _all(count > 0)
-        and not (stop_at_round_end and _any(state.ending[games]))
-    ):  # the stock holds every penalty
-        _draw_top(state, games, player, count, size)
+    if _all(count <= size) and not (check_ending and _any(state.ending[games])):
+        _draw_top(state, games, player, count, size)  # the stock holds every penalty
         return
-    going = count > 0
-    if stop_at_round_end:
-        going &= ~state.ending[games]
+    going = ~state.ending[games] if check_ending else np.ones(games.shape, dtype=bool)
     # Take what the stock holds at once, reshuffle where it ran out, take again: a second
     # reshuffle can find only the top card on the pile, so what is still owed after that
     # is stolen (where the rules steal) or forgiven, one card at a time.
