@@ -293,6 +293,8 @@ class ShardedLearnerGames:
 
 def learner_games(workers: int = 1, **settings: Any) -> LearnerGames | ShardedLearnerGames:
     """One process's :class:`LearnerGames` (``workers=1``) or the sharded version."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
     if workers == 1:
         return LearnerGames(**settings)
     return ShardedLearnerGames(workers=workers, **settings)

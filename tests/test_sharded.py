@@ -97,6 +97,12 @@ def test_bad_worker_counts_are_refused(workers, message):
         ShardedLearnerGames(batch=8, workers=workers)
 
 
+@pytest.mark.parametrize("workers", [0, 1.0, "2", True])
+def test_the_vector_env_refuses_a_worker_count_that_is_not_a_positive_integer(workers):
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        StoOdnoVectorEnv(num_envs=8, workers=workers)
+
+
 def test_sb3_vec_env_with_workers_serves_masks():
     pytest.importorskip("stable_baselines3")
     from sto_odno_env.sb3 import StoOdnoVecEnv
