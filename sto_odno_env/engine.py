@@ -373,12 +373,6 @@ def reset_games(
     _settle(state, games, chance or RANDOM_CHANCE, trace, True, autoplay)
 
 
-def advance(state: State, games: np.ndarray, autoplay: Autoplay) -> None:
-    """Apply the auto-played (and forced) decisions of ``games`` until another seat is to
-    act (see :class:`Autoplay`)."""
-    _settle(state, np.asarray(games, dtype=np.intp), RANDOM_CHANCE, None, True, autoplay)
-
-
 # --- the public step ------------------------------------------------------------------------
 
 
@@ -387,23 +381,22 @@ def legal_mask(state: State) -> np.ndarray:
     return unpack_actions(state.legal_bits)
 
 
-def _select_tables(width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Popcounts of every ``width``-bit word, and [word * width + k] -> its k-th set bit."""
+def _select_table(width: int) -> np.ndarray:
+    """[word * width + k] -> the k-th set bit of every ``width``-bit word."""
     words = np.arange(1 << width, dtype=np.uint32)
     bits = (words[:, None] >> np.arange(width, dtype=np.uint32)[None, :]) & 1
-    counts = bits.sum(axis=1).astype(np.intp)
     select = np.zeros((1 << width, width), dtype=np.intp)
     rank = np.cumsum(bits, axis=1) - 1
     word_index, position = np.nonzero(bits)
     select[word_index, rank[word_index, position]] = position
-    return counts, select.reshape(-1)
+    return select.reshape(-1)
 
 
 # Actions are 42 bits: three 14-bit words; a table gives the k-th set bit of any word.
 _CHUNK = 14
 _CHUNK_MASK = np.uint64((1 << _CHUNK) - 1)
 _TWO_CHUNKS_MASK = np.uint64((1 << (2 * _CHUNK)) - 1)
-_CHUNK_SELECT = _select_tables(_CHUNK)[1]
+_CHUNK_SELECT = _select_table(_CHUNK)
 
 
 _FEW_GAMES = 4
@@ -733,11 +726,10 @@ def _pass_with_effects(
     """The turn passes from ``player`` after ``cards`` took effect (RULES.md §5)."""
     tables = state.tables
     penalty = tables.draw[cards]
-    if tables.stacking:  # only stacking accumulates a pending penalty
-        penalty = penalty + state.pending[games]
     seat_base = state.in_match[games].astype(np.intp) * 8  # rows of NEXT_SEAT
     target = NEXT_SEAT[seat_base + player]
-    if tables.stacking:
+    if tables.stacking:  # only stacking accumulates a pending penalty, or answers one
+        penalty = penalty + state.pending[games]
         hands, at = _cells(state.hand, games, target)
         respond = (penalty > 0) & ((hands[at] & tables.respond[cards]) != _U64_0)
         if _any(respond):
@@ -878,18 +870,29 @@ def _draw_top(
 ) -> None:
     """Each player takes the top ``count`` cards of a stock that holds at least that many."""
     most = int(count.max())
-    hands, at = _cells(state.hand, games, player)
     if most == 1:  # one card each (a common penalty): no (n, depth) arrays
-        size = size - 1
-        hands[at] |= CARD_BIT[state.stock.reshape(-1)[games * NUM_CARDS + size]]
-        state.stock_size[games] = size
+        _take_top_card(state, games, player, size)
         return
+    hands, at = _cells(state.hand, games, player)
     depth = np.arange(most)[None, :]
     position = np.maximum(size[:, None] - 1 - depth, 0)
     cards = state.stock.reshape(-1)[(games * NUM_CARDS)[:, None] + position]
     bits = np.where(depth < count[:, None], CARD_BIT[cards], _U64_0)
     hands[at] |= np.bitwise_or.reduce(bits, axis=1)
     state.stock_size[games] = size - count
+
+
+def _take_top_card(
+    state: State, games: np.ndarray, player: np.ndarray, size: np.ndarray
+) -> np.ndarray:
+    """Each player takes the top card of a non-empty stock of ``size`` cards; returns it."""
+    size = size - 1
+    stocks, at = _cells(state.stock, games, size)
+    drawn = stocks[at]
+    state.stock_size[games] = size
+    hands, at = _cells(state.hand, games, player)
+    hands[at] |= CARD_BIT[drawn]
+    return drawn
 
 
 def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace) -> np.ndarray:
@@ -901,23 +904,10 @@ def _draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace
         size = state.stock_size[games]
     has = size > 0
     if _all(has):
-        size = size - 1
-        stocks, at = _cells(state.stock, games, size)
-        drawn = stocks[at]
-        state.stock_size[games] = size
-        hands, at = _cells(state.hand, games, player)
-        hands[at] |= CARD_BIT[drawn]
-        return drawn
+        return _take_top_card(state, games, player, size)
     drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
     if _any(has):
-        with_stock, seats = games[has], player[has]
-        size = size[has] - 1
-        stocks, at = _cells(state.stock, with_stock, size)
-        cards = stocks[at]
-        state.stock_size[with_stock] = size
-        hands, at = _cells(state.hand, with_stock, seats)
-        hands[at] |= CARD_BIT[cards]
-        drawn[has] = cards
+        drawn[has] = _take_top_card(state, games[has], player[has], size[has])
     if state.tables.steal:
         lacking = (~has).nonzero()[0]
         drawn[lacking] = _steal(state, games[lacking], player[lacking], chance, trace)
@@ -1275,7 +1265,6 @@ __all__ = [
     "RandomChance",
     "State",
     "Trace",
-    "advance",
     "describe",
     "empty_state",
     "hand_points",

@@ -71,7 +71,6 @@ class LearnerGames:
         self.learner = np.zeros(batch, dtype=np.int8)
         self.obs = np.zeros((batch, OBS_SIZE), dtype=np.float32)
         self.copy = copy
-        self._seat_stream = np.zeros(batch, dtype=np.uint64)
         self._pending_seed = seed
 
     def set_opponents(self, opponents: Any) -> None:

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import engine, rng
 from .cards import NUM_ACTIONS, action_name
-from .learner import ILLEGAL, LearnerGames
+from .learner import LearnerGames
 from .observation import OBS_SIZE
 from .rules import Rules, load_rules
 
@@ -50,6 +50,11 @@ def _views(raw: dict[str, Any], batch: int) -> dict[str, np.ndarray]:
         name: np.frombuffer(raw[name], dtype=dtype).reshape(batch, *shape)
         for name, shape, dtype in _BUFFERS
     }
+
+
+def _check_workers(workers: Any) -> None:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
 
 
 class WorkerError(RuntimeError):
@@ -111,14 +116,9 @@ class ShardedLearnerGames:
         workers: int = 2,
         start_method: str = "spawn",
     ):
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        _check_workers(workers)
         if workers > batch:
             raise ValueError(f"workers={workers} is more than the {batch} games to share")
-        if illegal_action not in ILLEGAL:
-            raise ValueError(
-                f"illegal_action={illegal_action!r} is not allowed; allowed: {ILLEGAL}"
-            )
         self.rules = load_rules(rules)
         settings = {
             "rules": self.rules,
@@ -293,8 +293,7 @@ class ShardedLearnerGames:
 
 def learner_games(workers: int = 1, **settings: Any) -> LearnerGames | ShardedLearnerGames:
     """One process's :class:`LearnerGames` (``workers=1``) or the sharded version."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    _check_workers(workers)
     if workers == 1:
         return LearnerGames(**settings)
     return ShardedLearnerGames(workers=workers, **settings)

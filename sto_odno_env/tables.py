@@ -48,12 +48,11 @@ class RuleTables:
     bonus_multiplier: np.ndarray  # (37,) int32: multiplier of the others' points
     playable: np.ndarray  # (37, 5) uint64: [top, ordered suit (4: none)] -> playable cards
     respond: np.ndarray  # (37,) uint64: cards that may be stacked onto a penalty card
-    legal_cards: np.ndarray  # (6, 37, 5) uint64: [phase, top, ordered suit] -> legal cards
     drawn_filter: np.ndarray  # (37,) uint64: [drawn card] -> cards AFTER_DRAW may play
     extra_actions: np.ndarray  # (6 * 8,) uint64: non-card actions, see _extra_actions
     extra_base: np.ndarray  # (6 * 37,) intp: [phase * 37 + top] -> extra_key without
     #   has_card (and without can_draw unless the rules steal: a draw is always possible)
-    legal_by_situation: np.ndarray  # (6 * 37 * 8,) uint64: legal_cards flat, indexed
+    legal_by_situation: np.ndarray  # (6 * 37 * 8,) uint64: the legal cards, indexed
     #   [(phase * 37 + top) * 8 + (ordered suit & 7)] (no ordered suit, -1, lands on 7)
     can_finish: np.ndarray  # (37,) bool: a card that empties the hand ends the round
     hand_size: int
@@ -125,7 +124,6 @@ def compile_rules(rules: Rules) -> RuleTables:
         bonus_multiplier=per_card((b.multiplier for b in bonuses), np.int32, 1),
         playable=playable,
         respond=respond,
-        legal_cards=legal_cards,
         drawn_filter=drawn_filter,
         extra_actions=_extra_actions(rules.voluntary_draw),
         extra_base=_extra_base(steal=rules.empty_stock == "steal").reshape(-1),
