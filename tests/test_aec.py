@@ -16,6 +16,7 @@ import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from preset_combos import COMBOS
 
 from sto_odno_env import PRESETS, Rules, engine, sto_odno_v0
 from sto_odno_env.cards import card_name, parse_card
@@ -25,12 +26,6 @@ from sto_odno_env.scenario import Game
 
 ORDER_ACTIONS = [36, 37, 38, 39]
 DRAW = 40
-
-COMBOS = [
-    (preset, players)
-    for preset in PRESETS
-    for players in range(Rules.preset(preset).players[0], Rules.preset(preset).players[1] + 1)
-]
 
 
 def test_every_preset_and_player_count_is_covered():

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from preset_combos import COMBOS
 
 import agents
 from agents import (
@@ -37,11 +38,6 @@ from sto_odno_env.observation import OBS_SIZE, ObservationView, observe
 from sto_odno_env.policy import BasePolicy
 from sto_odno_env.scenario import Game
 
-COMBOS = [
-    (preset, players)
-    for preset in PRESETS
-    for players in range(Rules.preset(preset).players[0], Rules.preset(preset).players[1] + 1)
-]
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 SUIT = {"♠": 0, "♣": 1, "♦": 2, "♥": 3}
 

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from preset_combos import COMBOS
 
-from sto_odno_env import PRESETS, Rules, engine
+from sto_odno_env import Rules, engine
 from sto_odno_env.observation import (
     LAYOUT,
     NUM_FLAGS,
@@ -23,12 +24,6 @@ from sto_odno_env.observation import (
     observe_one,
 )
 from sto_odno_env.tables import NO_CARD
-
-COMBOS = [
-    (preset, players)
-    for preset in PRESETS
-    for players in range(Rules.preset(preset).players[0], Rules.preset(preset).players[1] + 1)
-]
 
 # The table of the module docstring: name, size, kind.
 TABLE = [
