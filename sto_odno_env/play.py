@@ -1,0 +1,437 @@
+"""Play 101 in the terminal against agents from the registry, or step through a record.
+
+    python -m sto_odno_env.play [--rules PRESET|FILE] [--players P] [--opponents a,b,...]
+        [--seat N] [--seed S] [--record FILE.jsonl] [--plain]
+    python -m sto_odno_env.play --replay FILE.jsonl [--match K]
+
+At your turn type a move number, a card (``Q♠``, ``qs``, ``10h``, ``10♥``), ``d`` to draw
+(or take a penalty), ``p`` to pass; after a queen name a suit (``♥``, ``h`` or its
+number); ``?`` for help, ``q`` to quit. In the viewer: ``n`` (or Enter) next, ``b`` back,
+a record line number to jump there, ``q`` to quit. End of input and Ctrl-C leave cleanly
+(exit codes 0 and 130) and save the record when ``--record`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from . import engine
+from .cards import (
+    DRAW,
+    NUM_CARDS,
+    ORDER_BASE,
+    PASS,
+    SUIT_LETTERS,
+    SUIT_SYMBOLS,
+    CardParseError,
+    action_name,
+    card_name,
+    parse_card,
+)
+from .observation import observe_one
+from .playback import Playback
+from .record import write_records
+from .rules import Rules, RulesError, load_rules
+from .screen import (
+    Screen,
+    event_text,
+    legal_actions,
+    match_result_lines,
+    move_lines,
+    phase_name,
+    rich_available,
+    round_result_lines,
+    seat_lines,
+    situation,
+)
+from .tables import ORDER
+
+INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
+HELP = (
+    "type a move number, a card (Q♠, qs, 10h, 10♥), d to draw, p to pass; "
+    "after a queen a suit (♠ ♣ ♦ ♥ or s c d h); q quits"
+)
+_SUIT_WORDS = {
+    **{symbol: suit for suit, symbol in enumerate(SUIT_SYMBOLS)},
+    **{letter.lower(): suit for suit, letter in enumerate(SUIT_LETTERS)},
+    **{word: suit for suit, word in enumerate(("spades", "clubs", "diamonds", "hearts"))},
+    **{symbol: suit for suit, symbol in enumerate("♤♧♢♡")},
+}
+
+
+class MoveError(ValueError):
+    """A typed move that cannot be taken; the message says why and what would do."""
+
+
+class Quit(Exception):
+    """The player asked to leave."""
+
+
+def parse_move(text: str, state: engine.State, game: int = 0) -> int:
+    """The action id meant by ``text`` for the player to act in ``state``.
+
+    Raises :class:`MoveError` with a message for the player when the text is empty, is not
+    a move, names a card the player does not hold, or names a move that is not legal now.
+    """
+    legal = legal_actions(state, game)
+    word = text.strip().lower()
+    if not word:
+        raise MoveError(f"empty line: {HELP}")
+    if word.isdigit():
+        number = int(word)
+        if 1 <= number <= len(legal):
+            return legal[number - 1]
+        raise MoveError(f"there is no move {number}; choose 1 to {len(legal)}")
+    if int(state.phase[game]) == ORDER:
+        if word in _SUIT_WORDS:
+            return ORDER_BASE + _SUIT_WORDS[word]
+        raise MoveError(f"{text.strip()!r} is not a suit: name one of ♠ ♣ ♦ ♥ (s c d h)")
+    if word in ("d", "draw"):
+        if DRAW in legal:
+            return DRAW
+        raise MoveError("you cannot draw now; " + _legal_words(legal))
+    if word in ("p", "pass"):
+        if PASS in legal:
+            return PASS
+        raise MoveError("you cannot pass now; " + _legal_words(legal))
+    try:
+        card = parse_card(text.strip())
+    except CardParseError as error:
+        raise MoveError(str(error)) from None
+    hand = int(state.hand[game, int(state.current_player[game])])
+    name = card_name(card)
+    if not hand >> card & 1:
+        raise MoveError(f"you do not hold {name}")
+    if card not in legal:
+        raise MoveError(f"{name} cannot be played now; " + _legal_words(legal))
+    return card
+
+
+def _legal_words(legal: Sequence[int]) -> str:
+    return "legal: " + ", ".join(action_name(action) for action in legal)
+
+
+class Reader:
+    """Reads answers line by line from ``stream``; echoes them when it is not a terminal,
+    so a transcript of piped input reads like a session."""
+
+    def __init__(self, stream: TextIO, screen: Screen):
+        self.stream = stream
+        self.screen = screen
+        self.echo = not _isatty(stream)
+
+    def read(self, prompt: str) -> str:
+        """One line without its newline; raises EOFError at the end of input."""
+        self.screen.ask(prompt)
+        line = self.stream.readline()
+        if not line:
+            self.screen.say()
+            raise EOFError
+        if self.echo:
+            self.screen.out.write(line if line.endswith("\n") else line + "\n")
+        return line.rstrip("\r\n")
+
+
+def seat_names(players: int, you: int, opponents: Sequence[str]) -> list[str]:
+    """``You`` for the human and ``name (seat k)`` for each opponent."""
+    names, others = [], iter(opponents)
+    for seat in range(players):
+        names.append("You" if seat == you else f"{next(others)} (seat {seat})")
+    return names
+
+
+class HumanMatch:
+    """One match: a human at ``seat`` and one policy per other seat (in seat order)."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int,
+        seat: int,
+        opponents: Sequence[Any],
+        names: Sequence[str],
+        seed: int,
+        screen: Screen,
+        reader: Reader,
+    ):
+        self.seat, self.names, self.screen, self.reader = seat, list(names), screen, reader
+        others = iter(opponents)
+        self.policies = [None if p == seat else next(others) for p in range(players)]
+        self.trace = engine.Trace(1)
+        self.state = engine.init(rules, players, 1, seed=seed, trace=self.trace)
+        self.shown = 0  # record events already printed or gathered into self.recent
+        self.recent: list[dict[str, Any]] = []
+
+    @property
+    def record(self) -> list[dict[str, Any]]:
+        """The match's record events so far (RULES.md §10)."""
+        return self.trace.current[0]
+
+    def play(self) -> None:
+        """Play to the match's end; EOFError, KeyboardInterrupt and Quit pass through."""
+        self._gather()
+        while not bool(self.state.done[0]):
+            seat = int(self.state.current_player[0])
+            if seat == self.seat:
+                action = self._ask_human()
+            else:
+                observation = observe_one(self.state, seat)
+                action = int(self.policies[seat](observation, self.state.legal[0]))
+            engine.step(self.state, np.array([action]), trace=self.trace)
+            self._gather()
+
+    def _gather(self) -> None:
+        """Take the new record events: moves wait for the human's next screen, round and
+        match results are printed as they happen."""
+        events = self.record[self.shown :]
+        self.shown = len(self.record)
+        for event in events:
+            if event["type"] in ("round_end", "match_end"):
+                self._print_recent("Moves")
+                if event["type"] == "round_end":
+                    self.screen.block(
+                        "Round result", round_result_lines(self.screen, event, self.names)
+                    )
+                else:
+                    lines = match_result_lines(self.screen, event, self.names, self.seat)
+                    self.screen.block("Match result", lines)
+            elif event["type"] != "match":
+                self.recent.append(event)
+
+    def _print_recent(self, title: str) -> None:
+        lines = [event_text(self.screen, e, self.names, self.seat) for e in self.recent]
+        if lines:
+            self.screen.block(title, [line for line in lines if line])
+        self.recent = []
+
+    def _ask_human(self) -> int:
+        state, screen = self.state, self.screen
+        if int(state.phase[0]) != ORDER:  # after a queen only the suit prompt follows
+            self._print_recent("Since your last turn")
+            title = f"Round {int(state.round[0]) + 1} · turn {int(state.turn[0]) + 1}"
+            hand = int(state.hand[0, self.seat])
+            playable = sum(1 << a for a in legal_actions(state) if a < NUM_CARDS)
+            screen.block(
+                title,
+                [
+                    *situation(screen, state),
+                    *seat_lines(screen, state, self.names),
+                    "Your hand: " + screen.hand(hand, highlight=playable),
+                ],
+            )
+        screen.block("Legal moves", move_lines(screen, state))
+        prompt = "Suit> " if int(state.phase[0]) == ORDER else "Your move> "
+        while True:
+            text = self.reader.read(prompt)
+            if text.strip().lower() in ("q", "quit", "exit"):
+                raise Quit
+            if text.strip() in ("?", "h", "help"):
+                screen.say(HELP)
+                continue
+            try:
+                return parse_move(text, state)
+            except MoveError as error:
+                screen.say(screen.style(f"! {error}", "yellow"))
+
+
+def replay_session(playback: Playback, screen: Screen, reader: Reader) -> None:
+    """Step through a recorded match with every hand shown: ``n``/Enter, ``b``, a line."""
+    names = [f"player {p}" for p in range(playback.players)]
+    index, count = 0, len(playback.frames)
+    while True:
+        frame = playback.frames[index]
+        state = frame.state
+        lines = [
+            f"{number:>5}  {text}"
+            for number, event in frame.events
+            if (text := event_text(screen, event, names))
+        ]
+        screen.block(
+            f"Match {playback.match} · lines {frame.first}-{frame.last} of "
+            f"{playback.first_line}-{playback.last_line} · step {index + 1}/{count}",
+            [
+                *lines,
+                *situation(screen, state),
+                *seat_lines(screen, state, names, shown=range(playback.players)),
+                _to_act(screen, state, names),
+            ],
+        )
+        while True:
+            text = reader.read("replay [n]ext [b]ack [line] [q]uit> ").strip().lower()
+            if text in ("q", "quit", "exit"):
+                return
+            if text in ("", "n", "next"):
+                if index + 1 < count:
+                    index += 1
+                    break
+                screen.say("! this is the end of the match; b goes back, q quits")
+            elif text in ("b", "back"):
+                if index > 0:
+                    index -= 1
+                    break
+                screen.say("! this is the start of the match; n goes on, q quits")
+            elif text.isdigit():
+                found = playback.frame_at(int(text))
+                if found is not None:
+                    index = found
+                    break
+                screen.say(
+                    f"! line {text} is not in this match: lines {playback.first_line}-"
+                    f"{playback.last_line}"
+                )
+            else:
+                screen.say("! type n (next), b (back), a line number, or q (quit)")
+
+
+def _to_act(screen: Screen, state: engine.State, names: Sequence[str]) -> str:
+    if bool(state.done[0]):
+        return "match over"
+    moves = ", ".join(screen.action(action, state) for action in legal_actions(state))
+    return (
+        f"{screen.text(names[int(state.current_player[0])])} to act ({phase_name(state)}): {moves}"
+    )
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m sto_odno_env.play",
+        description="Play 101 against agents in the terminal, or step through a record.",
+    )
+    parser.add_argument("--rules", default="classic", help="preset name or YAML rules file")
+    parser.add_argument(
+        "--players",
+        type=int,
+        help="players at the table (default: 2, or one more than the opponents listed)",
+    )
+    parser.add_argument(
+        "--opponents",
+        default="expert",
+        help="agents in the other seats, comma-separated (one name fills "
+        "every seat): random, greedy, expert, rollout, or a checkpoint",
+    )
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0..P-1 (default 0)")
+    parser.add_argument("--seed", type=int, help="match seed (default: a random one, printed)")
+    parser.add_argument("--record", metavar="FILE", help="write the match record (JSON Lines)")
+    parser.add_argument("--plain", action="store_true", help="plain text even on a terminal")
+    parser.add_argument("--replay", metavar="FILE", help="step through a recorded match")
+    parser.add_argument(
+        "--match",
+        type=int,
+        default=1,
+        help="with --replay: which match of the file, from 1 (default 1)",
+    )
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    """Run the program; returns the exit code. ``stdin``/``stdout`` default to the process's."""
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    args = _parser().parse_args(argv)
+    use_rich = not args.plain and _isatty(stdout) and rich_available()
+    screen = Screen(stdout, use_rich=use_rich)
+    reader = Reader(stdin, screen)
+    try:
+        if args.replay:
+            return _run_replay(args, screen, reader)
+        return _run_match(args, screen, reader)
+    except KeyboardInterrupt:
+        screen.say()
+        screen.say("interrupted")
+        return INTERRUPTED
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _run_replay(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
+    from .replay import RecordError
+
+    try:
+        playback = Playback.load(args.replay, args.match)
+    except (RecordError, OSError, ValueError) as error:
+        return _fail(str(error))
+    with contextlib.suppress(EOFError):  # end of input just ends the viewing
+        replay_session(playback, screen, reader)
+    return 0
+
+
+def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
+    from agents import load as load_agent  # the agents package depends on this one
+
+    names = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    players = args.players or (len(names) + 1 if len(names) > 1 else 2)
+    if len(names) == 1:
+        names *= players - 1
+    try:
+        rules = load_rules(args.rules)
+        rules.check_players(players)
+        if len(names) != players - 1:
+            raise RulesError(f"--opponents names {len(names)} agents for {players - 1} other seats")
+        if not 0 <= args.seat < players:
+            raise RulesError(f"--seat must be 0..{players - 1}, got {args.seat}")
+        seed = secrets.randbelow(2**31) if args.seed is None else args.seed
+        if seed < 0:
+            raise RulesError(f"--seed must be >= 0, got {seed}")
+        opponents = [
+            load_agent(name, rules=rules, players=players, seed=seed + k)
+            for k, name in enumerate(names)
+        ]
+        if args.record and not Path(args.record).parent.is_dir():
+            raise RulesError(f"--record: folder {str(Path(args.record).parent)!r} does not exist")
+    except (ValueError, OSError) as error:  # RulesError, AgentError, CheckpointError
+        return _fail(str(error))
+    seat_names_ = seat_names(players, args.seat, names)
+    screen.say(
+        f"101 · rules {rules.name} · {players} players · seed {seed} · you are seat "
+        f"{args.seat} · {HELP}"
+    )
+    match = HumanMatch(rules, players, args.seat, opponents, seat_names_, seed, screen, reader)
+    code, note = 0, None
+    try:
+        match.play()
+    except EOFError:
+        note = "end of input: leaving the match"
+    except Quit:
+        note = "you left the match"
+    except KeyboardInterrupt:
+        code, note = INTERRUPTED, "interrupted"
+    if note:
+        screen.say(note)
+    if args.record:
+        _save(args.record, match, screen)
+    return code
+
+
+def _save(path: str, match: HumanMatch, screen: Screen) -> None:
+    finished = bool(match.state.done[0])
+    try:
+        write_records(path, [match.record])
+    except OSError as error:
+        print(f"error: could not write the record: {error}", file=sys.stderr)
+        return
+    what = "record" if finished else "partial record (the match is unfinished)"
+    screen.say(f"saved the {what} to {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
