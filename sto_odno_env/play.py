@@ -141,10 +141,17 @@ class Reader:
 
 
 def seat_names(players: int, you: int, opponents: Sequence[str]) -> list[str]:
-    """``You`` for the human and ``name (seat k)`` for each opponent."""
+    """``You`` for the human and ``name (seat k)`` for each opponent (a checkpoint path
+    shows as its file's stem)."""
     names, others = [], iter(opponents)
     for seat in range(players):
-        names.append("You" if seat == you else f"{next(others)} (seat {seat})")
+        if seat == you:
+            names.append("You")
+            continue
+        name = next(others)
+        if "/" in name or Path(name).suffix in (".pt", ".zip"):
+            name = Path(name).stem
+        names.append(f"{name} (seat {seat})")
     return names
 
 
@@ -233,7 +240,7 @@ class HumanMatch:
             text = self.reader.read(prompt)
             if text.strip().lower() in ("q", "quit", "exit"):
                 raise Quit
-            if text.strip() in ("?", "h", "help"):
+            if text.strip().lower() in ("?", "help"):  # not "h": that is ♥ at the suit prompt
                 screen.say(HELP)
                 continue
             try:

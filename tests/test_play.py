@@ -184,6 +184,27 @@ def test_suit_prompt_after_a_queen():
         parse_move("qs", state)
 
 
+def test_a_queen_then_a_typed_suit():
+    """Play the first queen held, by its card text, and order hearts with ``h``."""
+    out = io.StringIO()
+    done = []
+
+    def answer(printed: str) -> str:
+        if printed.endswith("Suit> ") and not done:
+            done.append(True)
+            return "h"
+        if printed.endswith("Your move> ") and not done:
+            _, moves = last_screen(printed)
+            queens = [move[5:] for move in moves if move.startswith("play Q")]
+            if queens:
+                return queens[0].lower().replace("♠", "s").replace("♥", "h")
+        return "1"
+
+    code = main(["--seed", "11", "--opponents", "random"], Responder(out, answer), out)
+    assert code == 0 and done
+    assert "Suit> h\n" in out.getvalue() and "You: order ♥" in out.getvalue()
+
+
 def test_each_bad_input_gets_a_message_and_a_new_prompt():
     """Unknown card, empty line, card not in hand, move number out of range, pass when
     not legal, a held card that is not legal now; then the match goes on to its end."""
