@@ -21,17 +21,20 @@ largely cancels.
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import csv
 import itertools
 import json
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
-from sto_odno_env import rng
+from sto_odno_env import cli, rng
+from sto_odno_env.cli import atomic_open
 from sto_odno_env.rules import RulesError, load_rules
 
 from .arena import Match, play
@@ -52,21 +55,72 @@ def duplicate_schedule(tables: list[tuple[str, ...]], deals: int, seed: int) -> 
     return schedule
 
 
+class EvaluationError(ValueError):
+    """Evaluation settings that cannot be played as asked."""
+
+
+def check_matches(matches: int, players: int) -> None:
+    """Duplicate deals play every deal in all ``players`` seat rotations, so ``matches`` must
+    be a positive multiple of ``players``; raise :class:`EvaluationError` naming the nearest
+    allowed counts otherwise (never round silently)."""
+    if matches < 1 or matches % players:
+        below = max(players, matches // players * players)
+        above = (matches // players + 1) * players
+        choices = f"{below} or {above}" if below != above and matches > players else f"{players}"
+        raise EvaluationError(
+            f"matches {matches} is not a positive multiple of {players} (each deal is "
+            f"played in all {players} seat rotations); allowed: e.g. {choices}"
+        )
+
+
 def plan(names: list[str], players: int, matches: int, pairs: str, seed: int):
     """The schedule of an evaluation: (schedule, list of (agent, opponent) pairs)."""
+    check_matches(matches, players)
     if players == 2:
         if pairs == "ladder":
             pairings = list(itertools.pairwise(names))
         else:
             pairings = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
-        deals = max(1, -(-matches // 2))
+        deals = matches // 2
         schedule = []
         for first, second in pairings:
             schedule += duplicate_schedule([(first, second)], deals, seed)
         return schedule, pairings
     table = tuple(names[i % len(names)] for i in range(players))
-    deals = max(1, -(-matches // players))
+    deals = matches // players
     return duplicate_schedule([table], deals, seed), []
+
+
+PAIRS = ("all", "ladder")
+HEARTBEAT_S = 30.0  # seconds between "still playing" lines without a progress bar
+
+
+def _alive(done: int, total: int, start: float) -> None:
+    print(
+        f"  {done}/{total} matches done, {time.perf_counter() - start:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+@contextlib.contextmanager
+def _heartbeat(beat: Callable[[], None], every: float = HEARTBEAT_S) -> Iterator[None]:
+    """Call ``beat`` every ``every`` seconds from a daemon thread while the block runs (a
+    slow bot can take minutes before its first match ends, so a callback per finished
+    match is not enough)."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(every):
+            beat()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def plot_win_rates(rows: list[dict], summary: list[dict], path: Path, title: str) -> None:
@@ -98,12 +152,13 @@ def plot_win_rates(rows: list[dict], summary: list[dict], path: Path, title: str
     axes.set_ylabel(ylabel)
     axes.set_title(title)
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    with atomic_open(path, "wb") as handle:
+        figure.savefig(handle, format="png", dpi=120)
     plt.close(figure)
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as handle:
         if not rows:
             return
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
@@ -121,20 +176,45 @@ def evaluate(
     batch: int = 1024,
     progress: bool = True,
 ) -> dict:
-    """Run an evaluation and return its results (see the module docstring)."""
+    """Run an evaluation and return its results (see the module docstring).
+
+    ``progress`` shows a progress bar on stderr; without it a start line and a line every
+    ``HEARTBEAT_S`` seconds still say that the run is alive. Bad settings raise a
+    ``ValueError`` (:class:`EvaluationError`, ``AgentError`` or ``RulesError``).
+    """
+    if len(names) < 2:
+        raise EvaluationError(f"give at least two agents, got {len(names)}")
+    if pairs not in PAIRS:
+        raise EvaluationError(f"pairs {pairs!r} is unknown; allowed: {', '.join(PAIRS)}")
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise EvaluationError(f"batch {batch!r} is not allowed; allowed: an integer >= 1")
     rules = load_rules(rules_spec)
     rules.check_players(players)
+    check_matches(matches, players)
     agents = {name: load(name, rules, players, seed=seed) for name in dict.fromkeys(names)}
     schedule, pairings = plan(list(agents), players, matches, pairs, seed)
+    done = [0]
+
+    def update(count: int) -> None:
+        done[0] += count
+        if bar is not None:
+            bar.update(count)
+
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=len(schedule), unit="match", file=sys.stderr)
+    else:
+        print(
+            f"playing {cli.plural(len(schedule), 'match', 'matches')} "
+            f"({', '.join(agents)}; batch {batch})",
+            file=sys.stderr,
+            flush=True,
+        )
     start = time.perf_counter()
-    results = play(
-        rules, players, agents, schedule, batch=batch, progress=bar.update if bar else None
-    )
+    with _heartbeat(lambda: None if progress else _alive(done[0], len(schedule), start)):
+        results = play(rules, players, agents, schedule, batch=batch, progress=update)
     elapsed = time.perf_counter() - start
     if bar:
         bar.close()
@@ -159,11 +239,27 @@ def evaluate(
     }
 
 
+def _signed(value: float) -> str:
+    """``+0.123``; a value that rounds to zero prints as ``+0.000``, never ``-0.000``."""
+    text = f"{value:+.3f}"
+    return "+0.000" if text == "-0.000" else text
+
+
+def _rate(matches: int, seconds: float) -> str:
+    """Matches per second, with the digits that a short run still has."""
+    if seconds <= 0:
+        return "too fast to time"
+    rate = matches / seconds
+    return f"{rate:,.0f} matches/s" if rate >= 100 else f"{rate:.3g} matches/s"
+
+
 def print_report(report: dict) -> None:
+    """The report as markdown tables on stdout."""
     print(
-        f"\n{report['rules']} · {report['players']} players · {report['matches']} matches "
-        f"({report['deals']} duplicate deals) · {report['seconds']:.1f} s "
-        f"({report['matches_per_second']:.0f} matches/s) · truncated {report['truncated']}"
+        f"\n{report['rules']} · {report['players']} players · "
+        f"{cli.plural(report['matches'], 'match', 'matches')} "
+        f"({cli.plural(report['deals'], 'duplicate deal')}) · {report['seconds']:.1f} s "
+        f"({_rate(report['matches'], report['seconds'])}) · truncated {report['truncated']}"
     )
     if report["head_to_head"]:
         print("\n| agent | opponent | matches | win rate | 95% CI | mean reward |")
@@ -171,7 +267,7 @@ def print_report(report: dict) -> None:
         for r in report["head_to_head"]:
             print(
                 f"| {r['agent']} | {r['opponent']} | {r['matches']} | {r['win_rate']:.3f} | "
-                f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {r['mean_reward']:+.3f} |"
+                f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {_signed(r['mean_reward'])} |"
             )
     print(
         "\n| agent | matches | first | 95% CI | mean reward | 95% CI | pts/round | "
@@ -181,50 +277,98 @@ def print_report(report: dict) -> None:
     for r in report["agents"]:
         print(
             f"| {r['agent']} | {r['matches']} | {r['first_rate']:.3f} | "
-            f"[{r['first_ci_low']:.3f}, {r['first_ci_high']:.3f}] | {r['mean_reward']:+.3f} | "
-            f"[{r['reward_ci_low']:+.3f}, {r['reward_ci_high']:+.3f}] | "
+            f"[{r['first_ci_low']:.3f}, {r['first_ci_high']:.3f}] | "
+            f"{_signed(r['mean_reward'])} | "
+            f"[{_signed(r['reward_ci_low'])}, {_signed(r['reward_ci_high'])}] | "
             f"{r['points_per_round']:.2f} | {r['resets_per_match']:.3f} | "
             f"{r['openskill_mu']:.2f} ± {r['openskill_sigma']:.2f} |"
         )
 
 
+OUTPUT_FILES = {
+    "results.json": "the whole report (settings, head-to-head rows, per-agent rows)",
+    "pairs.csv": "head-to-head rows (2 players; empty otherwise)",
+    "agents.csv": "per-agent rows",
+    "winrates.png": "win rates (2 players) or first-place rates, with 95% intervals",
+}
+
+
+def write_outputs(report: dict, out: Path) -> None:
+    """The files of :data:`OUTPUT_FILES` in ``out``, each complete or absent."""
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out / "results.json", "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(report, indent=2, ensure_ascii=False))
+    _write_csv(out / "pairs.csv", report["head_to_head"])
+    _write_csv(out / "agents.csv", report["agents"])
+    title = f"{report['rules']}, {report['players']} players, {report['matches']} matches"
+    plot_win_rates(report["head_to_head"], report["agents"], out / "winrates.png", title)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Evaluate agents with duplicate deals.")
+    """The command line (``python -m agents.evaluate --help``)."""
+    from . import registry
+
+    # Shipped trained policies load by name too, where this version of the registry has any.
+    known = [*registry.BOTS, *getattr(registry, "SHIPPED", ())]
+
+    files = "\n".join(f"  {name:<13} {what}" for name, what in OUTPUT_FILES.items())
+    parser = cli.parser(
+        "agents.evaluate",
+        "Evaluate agents against each other with duplicate deals: every deal is played in\n"
+        "every seat rotation, so each agent holds each hand of the same cards.",
+        epilog=f"Files written to --out (each complete or absent):\n{files}",
+    )
+    rollout_keys = ",".join(f"{key}=..." for key in registry._ROLLOUT_PARAMS)
     parser.add_argument(
         "--agents",
         required=True,
-        help="comma-separated: random, greedy, expert, rollout[:k=v,...], or checkpoint paths",
+        help=f"comma-separated, at least two: {', '.join(known)}, "
+        f"rollout:{rollout_keys} (its search budget), or checkpoint paths (.pt, SB3 .zip)",
     )
-    parser.add_argument("--rules", default="classic", help="preset name or YAML path")
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--rules", default="classic", help="preset name or YAML file path")
+    parser.add_argument(
+        "--players", type=cli.positive_int, default=2, help="seats at each table (2 to 6)"
+    )
     parser.add_argument(
         "--matches",
-        type=int,
+        type=cli.positive_int,
         default=1000,
-        help="matches per pair (2 players) or in all (more players)",
+        help="matches per pair (2 players) or in all (more players); a multiple of --players",
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default=None, help="directory for json, csv and png")
+    parser.add_argument(
+        "--seed", type=cli.natural_int, default=0, help="seed of the deals and the bots"
+    )
+    parser.add_argument(
+        "--out", default=None, help="directory for the files listed below (created if missing)"
+    )
     parser.add_argument(
         "--pairs",
-        choices=("all", "ladder"),
+        choices=PAIRS,
         default="all",
         help="2 players: every pair, or neighbours in the given order",
     )
-    parser.add_argument("--batch", type=int, default=1024, help="matches played side by side")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--batch", type=cli.positive_int, default=1024, help="matches played side by side"
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help=f"no progress bar; a start line and a line every {HEARTBEAT_S:.0f} s instead",
+    )
     args = parser.parse_args(argv)
     names = [name.strip() for name in args.agents.split(",") if name.strip()]
     if len(names) < 2:
-        parser.error("--agents needs at least two agents")
+        parser.error(f"--agents needs at least two agents, got {args.agents!r}")
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
         parser.error(
             f"--agents lists {', '.join(repeated)} more than once; give each agent "
             "once (a table of more players is filled from the list in turn)"
         )
-    if args.matches < 1:
-        parser.error(f"--matches must be >= 1, got {args.matches}")
+    if args.out:
+        problem = cli.output_problem(args.out, directory=True)
+        if problem:
+            parser.error(f"--out: {problem}")
     try:
         report = evaluate(
             names,
@@ -236,18 +380,13 @@ def main(argv: list[str] | None = None) -> int:
             args.batch,
             progress=not args.no_progress,
         )
-    except (AgentError, RulesError) as error:
+    except (AgentError, RulesError, EvaluationError) as error:
         parser.error(str(error))
     print_report(report)
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "results.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
-        _write_csv(out / "pairs.csv", report["head_to_head"])
-        _write_csv(out / "agents.csv", report["agents"])
-        title = f"{report['rules']}, {report['players']} players, {report['matches']} matches"
-        plot_win_rates(report["head_to_head"], report["agents"], out / "winrates.png", title)
-        print(f"\nwrote {out / 'results.json'}, pairs.csv, agents.csv, winrates.png")
+        write_outputs(report, out)
+        print(f"\nwrote {', '.join(str(out / name) for name in OUTPUT_FILES)}")
     return 0
 
 

@@ -85,8 +85,10 @@ def agent_summary(results: Sequence[MatchResult], names: Sequence[str]) -> list[
                 "first_ci_low": low,
                 "first_ci_high": high,
                 "mean_reward": float(rewards.mean()) if n else float("nan"),
-                "reward_ci_low": float(rewards.mean() - half) if n else float("nan"),
-                "reward_ci_high": float(rewards.mean() + half) if n else float("nan"),
+                # A match reward lies in [-1, 1], and so does its mean: clip the normal
+                # interval, which a few matches can stretch past the ends.
+                "reward_ci_low": max(-1.0, float(rewards.mean() - half)) if n else float("nan"),
+                "reward_ci_high": min(1.0, float(rewards.mean() + half)) if n else float("nan"),
                 "points_per_round": points / rounds if rounds else float("nan"),
                 "resets_per_match": resets / n if n else float("nan"),
                 "resets_per_round": resets / rounds if rounds else float("nan"),

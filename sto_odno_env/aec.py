@@ -108,6 +108,10 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         return self.env.agent_selection
 
 
+class MatchOverError(ValueError):
+    """A call that needs an agent to act after the match is over (call ``reset()``)."""
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The AEC env wrapped in PettingZoo's order enforcing wrapper (see above)."""
     return OrderEnforcingWrapper(raw_env(**kwargs))
@@ -224,6 +228,16 @@ class raw_env(AECEnv, EzPickle):
     def _was_dead_step(self, action: Any) -> None:
         super()._was_dead_step(action)
         self._refresh_masks()
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``, with a clear error once every agent is done (PettingZoo's
+        own raises a bare ``KeyError``)."""
+        if not self.agents:
+            raise MatchOverError(
+                "last(): every agent is done and the match is over; call reset() to play "
+                "another match"
+            )
+        return super().last(observe)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]

@@ -28,7 +28,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
 
-from . import engine
+from . import cli, engine
 from .observation import observe
 
 
@@ -199,7 +199,7 @@ def aec_section(seconds: float, repeats: int) -> None:
 
         theirs = _measure(aec_run(spiel_env), seconds, repeats)[0]
         rows.append(["shimmy OpenSpiel crazy_eights", f"{theirs:,.0f}"])
-        ratio_text = f"AEC env / shimmy crazy_eights: {ours / theirs:.2f}x turns/s (target >= 3x)"
+        ratio_text = f"AEC env / shimmy crazy_eights: {ours / theirs:.2f}x turns/s"
     except ImportError:
         pass
     print("\n## PettingZoo AEC envs: agent_iter() loop, random legal actions (one core)\n")
@@ -268,10 +268,8 @@ def vector_section(seconds: float, repeats: int, batches=(1024, 8192)) -> None:
     print("\n'new arrays': every step returns new arrays (the default, copy=True); 'no' is")
     print("copy=False, one observation buffer rewritten by each step (as Gymnasium's).")
     single = next(row for row in rows if row[1:5] == ["2", str(largest), "1", "yes"])
-    print(
-        f"\nvector env, 2 players, batch {largest}, one process: {single[5]} learner "
-        "steps/s (target >= 1,000,000)"
-    )
+    # No peer is measured here: the number is for comparing runs of this benchmark.
+    print(f"\nvector env, 2 players, batch {largest}, one process: {single[5]} learner steps/s")
 
 
 def profile_aec(seconds: float) -> None:
@@ -321,10 +319,29 @@ def profile_aec(seconds: float) -> None:
     )
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; allowed: seconds > 0")
+    return value
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="sto-odno throughput benchmark")
-    parser.add_argument("--seconds", type=float, default=1.5, help="per measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="median over repeats")
+    """The command line (``python -m sto_odno_env.bench --help``)."""
+    parser = cli.parser(
+        "sto_odno_env.bench",
+        "sto-odno throughput: the engine against OpenSpiel's crazy_eights, the AEC env\n"
+        "against shimmy's, and the vector env; peers are measured in the same run.",
+    )
+    parser.add_argument(
+        "--seconds", type=_positive_seconds, default=1.5, help="seconds per measurement"
+    )
+    parser.add_argument(
+        "--repeats", type=cli.positive_int, default=3, help="median over this many repeats"
+    )
     parser.add_argument("--quick", action="store_true", help="short run (CI smoke)")
     parser.add_argument("--profile", action="store_true", help="profile an AEC turn too")
     args = parser.parse_args(argv)
@@ -337,7 +354,7 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"\nengine (2 players, batch 8192) / OpenSpiel crazy_eights: "
             f"{decisions / spiel:.1f}x agent decisions/s, {applied / spiel:.1f}x counting the "
-            "forced decisions too (OpenSpiel counts every decision); target >= 20x"
+            "forced decisions too (OpenSpiel counts every decision)"
         )
     aec_section(args.seconds, args.repeats)
     vector_section(args.seconds, args.repeats)

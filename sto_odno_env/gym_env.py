@@ -35,9 +35,17 @@ from gymnasium.vector.utils import batch_space
 from .aec import observation_space as _dict_space
 from .cards import NUM_ACTIONS
 from .learner import LearnerGames
+from .policy import resolve_opponents
 from .render import render_game
 from .rules import Rules
 from .sharded import learner_games
+
+
+def check_num_envs(num_envs: Any) -> int:
+    """``num_envs`` if it is a positive integer; a ValueError naming it otherwise."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+        raise ValueError(f"num_envs={num_envs!r} is not allowed; allowed: an integer >= 1")
+    return int(num_envs)
 
 
 def learner_observation_space() -> spaces.Box:
@@ -65,6 +73,7 @@ class StoOdnoEnv(gymnasium.Env):
                 f"render_mode={render_mode!r} is not allowed; allowed: "
                 f"{self.metadata['render_modes']}"
             )
+        opponents = resolve_opponents(opponents, rules, players)
         self.games = LearnerGames(
             rules, players, 1, opponents, learner_seat, reward, illegal_action
         )
@@ -83,7 +92,9 @@ class StoOdnoEnv(gymnasium.Env):
 
     def step(self, action):
         if not self._started:
-            raise gymnasium.error.ResetNeeded("call reset() before step()")
+            raise gymnasium.error.ResetNeeded(
+                "step() before reset() or after the episode ended; call reset() first"
+            )
         result = self.games.step(np.array([int(action)]))
         terminated = bool(result["terminated"][0])
         truncated = bool(result["truncated"][0])
@@ -136,12 +147,13 @@ class StoOdnoVectorEnv(VectorEnv):
         workers: int = 1,
         copy: bool = True,
     ):
+        num_envs = check_num_envs(num_envs)
         self.games = learner_games(
             workers,
             rules=rules,
             players=players,
             batch=num_envs,
-            opponents=opponents,
+            opponents=resolve_opponents(opponents, rules, players),
             learner_seat=learner_seat,
             reward=reward,
             illegal_action=illegal_action,
@@ -195,8 +207,10 @@ class StoOdnoVectorEnv(VectorEnv):
         return self.games.masks().astype(bool)
 
     def set_opponents(self, opponents: Any) -> None:
-        """Swap the opponent policies (e.g. for self-play with a frozen copy)."""
-        self.games.set_opponents(opponents)
+        """Swap the opponent policies (e.g. for self-play with a frozen copy); registry
+        names such as ``"expert"`` load that agent."""
+        games = self.games
+        games.set_opponents(resolve_opponents(opponents, games.rules, games.players))
 
     def close_extras(self, **kwargs: Any) -> None:
         if hasattr(self.games, "close"):

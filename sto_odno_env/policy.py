@@ -87,3 +87,25 @@ def as_policy(policy: Any) -> BasePolicy | Policy:
         f"{policy!r} is not a policy: expected an object with act(observations, masks) "
         "or a callable (observation, mask) -> action"
     )
+
+
+def resolve_opponents(opponents: Any, rules: Any, players: int) -> Any:
+    """``opponents`` with every registry name (``"expert"``, ``"rollout:samples=8"``, a
+    checkpoint path) replaced by that agent, loaded for ``rules`` and ``players``.
+
+    ``agents`` is imported only when a name is given: the envs do not depend on it.
+    Raises ``agents.AgentError`` (a ``ValueError``) for a name that is not an agent.
+    """
+
+    def resolve(item: Any) -> Any:
+        if not isinstance(item, str):
+            return item
+        from agents import load  # lazily: agents imports sto_odno_env
+
+        return load(item, rules, players)
+
+    if isinstance(opponents, str):
+        return resolve(opponents)
+    if isinstance(opponents, list | tuple):
+        return [resolve(item) for item in opponents]
+    return opponents

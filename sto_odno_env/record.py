@@ -1,4 +1,4 @@
-"""Writing game records (RULES.md §10), and a CLI that records random matches.
+"""Writing game records (docs/rules.md §10), and a CLI that records random matches.
 
     python -m sto_odno_env.record --rules PRESET_OR_YAML [--set key=value ...] \\
         --players P --matches N --seed S --out FILE.jsonl
@@ -11,7 +11,6 @@ takes dotted paths into the rule-set schema (``stacking=true``, ``effects.Q.wild
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Iterable, Sequence
@@ -21,8 +20,9 @@ from typing import Any
 import numpy as np
 import yaml
 
-from . import engine, rng
-from .rules import Rules, RulesError, load_rules, set_path
+from . import cli, engine, rng
+from .cli import atomic_open
+from .rules import PRESETS, Rules, RulesError, load_rules, set_path
 
 CHUNK = 1024  # matches played side by side
 
@@ -69,18 +69,23 @@ def play_random_matches(
 
 
 def write_records(path: str | Path, matches: Iterable[list[dict[str, Any]]]) -> None:
-    """Write matches as JSON Lines, one event per line."""
-    with Path(path).open("w", encoding="utf-8") as handle:
+    """Write matches as JSON Lines, one event per line (all of the file or none of it)."""
+    with atomic_open(path, "w", encoding="utf-8") as handle:
         for events in matches:
             for event in events:
                 handle.write(json.dumps(event, ensure_ascii=False) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description="Record matches of uniformly random legal play as JSON Lines."
+    parser = cli.parser(
+        "sto_odno_env.record",
+        "Record matches of uniformly random legal play as JSON Lines (docs/rules.md §10).",
+        epilog="Writes one file, --out (complete or not at all). Check it with\n"
+        "  python -m sto_odno_env.replay FILE.jsonl",
     )
-    parser.add_argument("--rules", default="classic", help="preset name or YAML path")
+    parser.add_argument(
+        "--rules", default="classic", help=f"preset ({', '.join(PRESETS)}) or a YAML file path"
+    )
     parser.add_argument(
         "--set",
         dest="overrides",
@@ -89,24 +94,31 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="override a rule, e.g. stacking=true or effects.Q.wild=false (repeatable)",
     )
-    parser.add_argument("--players", type=int, required=True)
-    parser.add_argument("--matches", type=int, required=True)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", required=True, help="output .jsonl file")
+    parser.add_argument(
+        "--players", type=cli.positive_int, required=True, help="seats at the table (2 to 6)"
+    )
+    parser.add_argument(
+        "--matches", type=cli.positive_int, required=True, help="matches to play and record"
+    )
+    parser.add_argument(
+        "--seed", type=cli.natural_int, default=0, help="seed of the deals and of the actions"
+    )
+    parser.add_argument(
+        "--out", required=True, help="output .jsonl file (its directory must exist)"
+    )
     args = parser.parse_args(argv)
+    problem = cli.output_problem(args.out)
+    if problem:
+        parser.error(f"--out: {problem}")
     try:
         rules = rules_with_overrides(args.rules, args.overrides)
         rules.check_players(args.players)
     except RulesError as error:
         parser.error(str(error))
-    if args.matches < 1:
-        parser.error(f"--matches must be >= 1, got {args.matches}")
-    if args.seed < 0:
-        parser.error(f"--seed must be >= 0, got {args.seed}")
     records = play_random_matches(rules, args.players, args.matches, args.seed)
     write_records(args.out, records)
     lines = sum(len(events) for events in records)
-    print(f"wrote {len(records)} matches ({lines} lines) to {args.out}")
+    print(f"wrote {cli.plural(len(records), 'match', 'matches')} ({lines} lines) to {args.out}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Replaying game records (RULES.md §10) through the engine, line by line.
+"""Replaying game records (docs/rules.md §10) through the engine, line by line.
 
 :func:`replay` re-runs every match of a JSON Lines record: action lines drive the engine,
 and every other line must be exactly the event the engine produces at that point (a round's
@@ -13,7 +13,6 @@ that breaks the rules raises a :class:`RecordError` naming the file and the line
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Iterable
@@ -22,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from . import engine
+from . import cli, engine
 from .cards import NUM_ACTIONS, NUM_CARDS, action_name
 from .rules import Rules, RulesError
 
@@ -207,7 +206,9 @@ class _CheckingTrace:
 
 def _split_matches(lines: _Lines) -> list[_Lines]:
     """One ``_Lines`` per match, each starting at its match line."""
-    if lines.lines and lines.lines[0][1]["type"] != "match":
+    if not lines.lines:
+        raise RecordError(f"{lines.name}: no events; a record starts with a 'match' line")
+    if lines.lines[0][1]["type"] != "match":
         lines.peek("match")  # raises: a record starts with a match line
     starts = [i for i, (_, event) in enumerate(lines.lines) if event["type"] == "match"]
     return [
@@ -244,8 +245,7 @@ def _replay_batch(matches: list[_Lines], rules: Rules, players: int) -> None:
     chance = RecordChance(matches)
     trace = _CheckingTrace(matches, [state])
     games = np.arange(len(matches))
-    engine._start_match(state, games, seeds, chance, trace)
-    engine._settle(state, games, chance, trace, False)
+    engine.reset_games(state, games, seeds, chance=chance, trace=trace, resolve_forced=False)
     while True:
         live = np.flatnonzero(state.phase != engine.DONE)
         if not live.size:
@@ -315,20 +315,34 @@ def replay(path: str | Path) -> int:
     Raises :class:`RecordError` naming the line of the first event that breaks the rules.
     """
     path = Path(path)
+    if path.is_dir():
+        raise RecordError(f"{str(path)!r} is a directory; give a record file (.jsonl)")
     if not path.is_file():
         raise RecordError(f"record file {str(path)!r} does not exist")
-    with path.open(encoding="utf-8") as handle:
-        return replay_lines(str(path), handle)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except PermissionError:
+        message = f"record file {str(path)!r} cannot be read: permission denied"
+        raise RecordError(message) from None
+    except UnicodeDecodeError as error:
+        raise RecordError(
+            f"{path}: byte {error.start} is not UTF-8 text; a record is JSON Lines text"
+        ) from None
+    return replay_lines(str(path), text.splitlines())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", help="JSON Lines record files")
+    parser = cli.parser(
+        "sto_odno_env.replay",
+        __doc__.splitlines()[0] + "\nExits 1 if any file fails, naming its first bad line.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="JSON Lines record files")
     args = parser.parse_args(argv)
     status = 0
     for name in args.files:
         try:
-            print(f"{name}: {replay(name)} matches replay cleanly")
+            count = replay(name)
+            print(f"{name}: {cli.plural(count, 'match', 'matches')} replay cleanly")
         except RecordError as error:
             print(f"error: {error}", file=sys.stderr)
             status = 1

@@ -22,7 +22,8 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from .cards import NUM_ACTIONS
-from .gym_env import learner_observation_space
+from .gym_env import check_num_envs, learner_observation_space
+from .policy import resolve_opponents
 from .rules import Rules
 from .sharded import learner_games
 
@@ -42,12 +43,13 @@ class StoOdnoVecEnv(VecEnv):
         seed: int | None = None,
         workers: int = 1,
     ):
+        num_envs = check_num_envs(num_envs)
         self.games = learner_games(
             workers,
             rules=rules,
             players=players,
             batch=num_envs,
-            opponents=opponents,
+            opponents=resolve_opponents(opponents, rules, players),
             learner_seat=learner_seat,
             reward=reward,
             illegal_action=illegal_action,
@@ -118,5 +120,7 @@ class StoOdnoVecEnv(VecEnv):
         return [False for _ in self._indices(indices)]
 
     def set_opponents(self, opponents: Any) -> None:
-        """Swap the opponent policies (e.g. for self-play with a frozen copy)."""
-        self.games.set_opponents(opponents)
+        """Swap the opponent policies (e.g. for self-play with a frozen copy); registry
+        names such as ``"expert"`` load that agent."""
+        games = self.games
+        games.set_opponents(resolve_opponents(opponents, games.rules, games.players))

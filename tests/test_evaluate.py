@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from agents import ExpertAgent, GreedyAgent, RandomAgent, save_policy
 from agents.arena import Match, MatchResult, play
-from agents.evaluate import duplicate_schedule, evaluate, main, plan
+from agents.evaluate import EvaluationError, duplicate_schedule, evaluate, main, plan
 from agents.stats import Z95, agent_summary, head_to_head, openskill_ratings, wilson
 from sto_odno_env import engine
 from sto_odno_env.observation import observe
@@ -216,7 +216,7 @@ def test_duplicate_schedule_rotates_every_deal():
         (["a", "b", "c"], 2, 40, "all", [("a", "b"), ("a", "c"), ("b", "c")], 120),
         (["a", "b", "c"], 2, 40, "ladder", [("a", "b"), ("b", "c")], 80),
         (["a", "b", "c", "d"], 2, 10, "ladder", [("a", "b"), ("b", "c"), ("c", "d")], 30),
-        (["a", "b"], 2, 1, "all", [("a", "b")], 2),
+        (["a", "b"], 2, 2, "all", [("a", "b")], 2),
         (["a", "b", "c"], 4, 40, "all", [], 40),
         (["a", "b"], 3, 30, "all", [], 30),
         (["a", "b", "c", "d", "e", "f"], 6, 12, "all", [], 12),
@@ -230,7 +230,7 @@ def test_plan(names, players, matches, pairs, expected_pairs, expected_matches):
     if players == 2:
         for first, second in pairings:
             games = [m for m in schedule if set(m.seats) == {first, second}]
-            assert len(games) == max(matches, 2)
+            assert len(games) == matches
             seats = Counter((m.seed, m.seats) for m in games)
             assert all(count == 1 for count in seats.values())
             for seed in {m.seed for m in games}:
@@ -244,11 +244,13 @@ def test_plan(names, players, matches, pairs, expected_pairs, expected_matches):
             assert sorted(rotations) == sorted(table[k:] + table[:k] for k in range(players))
 
 
-def test_odd_match_counts_round_up_to_whole_duplicate_sets():
-    schedule, _ = plan(["a", "b"], 2, 41, "all", seed=0)
-    assert len(schedule) == 42
-    schedule, _ = plan(["a", "b", "c"], 4, 41, "all", seed=0)
-    assert len(schedule) == 44
+@pytest.mark.parametrize(
+    ("players", "matches", "allowed"), [(2, 41, "40 or 42"), (4, 41, "40 or 44"), (3, 1, "3")]
+)
+def test_match_counts_that_are_not_whole_duplicate_sets_are_refused(players, matches, allowed):
+    # Rounding up silently would play more matches than asked for.
+    with pytest.raises(EvaluationError, match=f"matches {matches} .*allowed: e.g. {allowed}$"):
+        plan(["a", "b", "c"], players, matches, "all", seed=0)
 
 
 @pytest.mark.parametrize(("preset", "players"), [("classic", 2), ("encyclopedia", 3)])
@@ -448,7 +450,7 @@ def test_cli_four_players(tmp_path, capsys):
 def test_cli_ladder_and_another_preset(tmp_path):
     out = tmp_path / "ladder"
     argv = ["--agents", "random, greedy ,expert", "--pairs", "ladder", "--rules", "ukrainian"]
-    assert main([*argv, "--matches", "15", "--seed", "9", "--out", str(out), "--no-progress"]) == 0
+    assert main([*argv, "--matches", "16", "--seed", "9", "--out", str(out), "--no-progress"]) == 0
     report = check_outputs(out, players=2, expected_matches=32)
     assert report["rules"] == "ukrainian" and report["seed"] == 9
     assert [(r["agent"], r["opponent"]) for r in report["head_to_head"]] == [
@@ -494,7 +496,7 @@ def test_evaluate_is_deterministic():
         (["--agents", "greedy:samples=3,expert"], "only rollout takes parameters"),
         (["--agents", "rollout:depth=2,expert"], "bad parameter 'depth=2'"),
         (["--agents", "expert,missing/policy.pt"], "'missing/policy.pt' does not exist"),
-        (["--agents", "expert,random", "--matches", "0"], "--matches must be >= 1"),
+        (["--agents", "expert,random", "--matches", "0"], "allowed: an integer >= 1"),
         (["--agents", "expert,random", "--players", "9"], "players: 9 is not allowed"),
         (["--agents", "expert,random", "--rules", "bridge"], "neither a preset"),
         (["--agents", "expert,random", "--pairs", "some"], "invalid choice"),

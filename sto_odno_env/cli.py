@@ -1,0 +1,127 @@
+"""Helpers shared by the command-line tools: help formatting, argument types, output files.
+
+Every tool refuses bad input with one line on stderr that names what is wrong and what is
+allowed, and a non-zero exit; an output file is written to a temporary file beside it and
+renamed into place, so it is either complete or absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, NoReturn
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows each flag's default and keeps the description's own line breaks."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        # A required flag, a switch and an empty list have no default worth printing.
+        default = action.default
+        if action.required or default is None or default is False or default == []:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """Reports a usage error as one line on stderr (what is wrong, what is allowed), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def parser(prog: str, description: str, epilog: str | None = None) -> ArgumentParser:
+    """An argument parser whose usage line reads ``python -m PROG`` and whose help shows
+    every default."""
+    return ArgumentParser(
+        prog=f"python -m {prog}",
+        description=description,
+        epilog=epilog,
+        formatter_class=HelpFormatter,
+    )
+
+
+def _integer(text: str, low: int, allowed: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an integer; allowed: {allowed}"
+        ) from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: {allowed}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    return _integer(text, 1, "an integer >= 1")
+
+
+def natural_int(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    return _integer(text, 0, "an integer >= 0")
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 card``, ``2 cards`` (``words`` for an irregular plural: ``match``/``matches``)."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {words or word + 's'}"
+
+
+def output_problem(path: str | Path, directory: bool = False) -> str | None:
+    """Why ``path`` cannot be written (checked before any long work), or None.
+
+    With ``directory`` the path is a directory that may be created (with its parents).
+    """
+    path = Path(path)
+    if directory:
+        if path.exists() and not path.is_dir():
+            return f"{str(path)!r} exists and is not a directory; give a directory path"
+        existing = next(p for p in [path, *path.parents] if p.exists())
+        if not existing.is_dir():
+            return f"{str(existing)!r} is not a directory; give a directory path"
+        if not os.access(existing, os.W_OK | os.X_OK):
+            return f"directory {str(existing)!r} is not writable; give a writable location"
+        return None
+    if path.is_dir():
+        return f"{str(path)!r} is a directory; give a file path"
+    parent = path.parent
+    if not parent.is_dir():
+        return f"directory {str(parent)!r} does not exist; create it first or give another path"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"directory {str(parent)!r} is not writable; give a writable location"
+    return None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | Path, mode: str = "w", **kwargs) -> Iterator[IO]:
+    """Open a temporary file beside ``path``; on success rename it to ``path``.
+
+    If the block raises, the temporary file is removed and ``path`` is left as it was, so
+    a reader never sees half a file.
+    """
+    path = Path(path)
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, mode, **kwargs) as handle:
+            yield handle
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private (0600)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
