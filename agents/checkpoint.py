@@ -1,8 +1,12 @@
 """Trained policies as agents: our policy files and stable-baselines3 / sb3-contrib zips.
 
-* ``*.pt`` — a policy file written by :func:`save_policy`: a torch file holding
-  ``{"format": "sto-odno-policy", "version": 1, "obs_size", "hidden", "num_actions",
-  "state_dict", "rules"}``, an MLP (tanh) from the observation vector to action logits.
+* ``*.pt`` — a policy file written by :func:`save_policy` (or by ``train/ppo.py``, whose
+  checkpoints add a ``"training"`` entry): a torch file of plain data, read with
+  ``torch.load(weights_only=True)`` so loading never runs code from it. Version 2 holds
+  ``{"format": "sto-odno-policy", "version": 2, "obs_size", "hidden", "num_actions",
+  "state_dict", "rules", "players", "observation_version", "package_version"}``: an MLP
+  (tanh) from the observation vector to action logits, and what it was trained for.
+  Version 1 files (no players or versions) still load.
 * ``*.zip`` — a model saved by stable-baselines3 or sb3-contrib (MaskablePPO, PPO, ...),
   loaded on the CPU.
 
@@ -18,12 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from sto_odno_env import __version__ as PACKAGE_VERSION
 from sto_odno_env.cards import NUM_ACTIONS
-from sto_odno_env.observation import OBS_SIZE
+from sto_odno_env.observation import OBS_SIZE, OBSERVATION_VERSION
 from sto_odno_env.policy import BasePolicy
+from sto_odno_env.rules import Rules, RulesError, load_rules
 
 FORMAT = "sto-odno-policy"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 class CheckpointError(ValueError):
@@ -52,21 +59,116 @@ def build_network(obs_size: int, hidden: list[int], num_actions: int):
     return torch.nn.Sequential(*layers)
 
 
-def save_policy(path: str | Path, network, hidden: list[int], rules: dict | None = None) -> None:
-    """Write a policy file that :func:`load` reads back."""
+def policy_record(
+    network, hidden: list[int], rules: dict | None = None, players: list[int] | None = None
+) -> dict[str, Any]:
+    """The plain-data entries of a policy file (weights copied to the CPU)."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "obs_size": OBS_SIZE,
+        "hidden": list(hidden),
+        "num_actions": NUM_ACTIONS,
+        "state_dict": {k: v.detach().cpu().clone() for k, v in network.state_dict().items()},
+        "rules": rules,
+        "players": list(players) if players is not None else None,
+        "observation_version": OBSERVATION_VERSION,
+        "package_version": PACKAGE_VERSION,
+    }
+
+
+def write_atomic(path: str | Path, data: dict[str, Any]) -> None:
+    """``torch.save`` to a temporary file beside ``path``, then rename: a file that exists
+    is always whole, even when the writer is killed midway."""
     torch = _torch()
-    torch.save(
-        {
-            "format": FORMAT,
-            "version": VERSION,
-            "obs_size": OBS_SIZE,
-            "hidden": list(hidden),
-            "num_actions": NUM_ACTIONS,
-            "state_dict": network.state_dict(),
-            "rules": rules,
-        },
-        Path(path),
-    )
+    path = Path(path)
+    temporary = path.with_name(path.name + ".tmp")
+    torch.save(data, temporary)
+    temporary.replace(path)
+
+
+def save_policy(
+    path: str | Path,
+    network,
+    hidden: list[int],
+    rules: dict | None = None,
+    players: list[int] | None = None,
+) -> None:
+    """Write a policy file that :func:`load` reads back."""
+    write_atomic(path, policy_record(network, hidden, rules, players))
+
+
+def read(path: str | Path) -> dict[str, Any]:
+    """The checked contents of a policy file (see the module docstring)."""
+    path = Path(path)
+    if not path.is_file():
+        what = "is a directory, not a file" if path.is_dir() else "does not exist"
+        raise CheckpointError(f"checkpoint {str(path)!r} {what}")
+    torch = _torch()
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many kinds for a bad file
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} is not a readable torch file: "
+            f"{type(error).__name__}: {error}"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} is not a {FORMAT} file (no 'format': {FORMAT!r} entry)"
+        )
+    if data.get("version") not in READABLE_VERSIONS:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} has version {data.get('version')!r}; allowed: "
+            f"{', '.join(map(str, READABLE_VERSIONS))}"
+        )
+    if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} was trained for observations of {data.get('obs_size')} "
+            f"and {data.get('num_actions')} actions; this env has {OBS_SIZE} and {NUM_ACTIONS}"
+        )
+    observation_version = data.get("observation_version", 1)
+    if observation_version != OBSERVATION_VERSION:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} was trained on observation layout version "
+            f"{observation_version!r}; this env has version {OBSERVATION_VERSION}"
+        )
+    return data
+
+
+def check_fits(
+    data: dict[str, Any], path: str | Path, rules: Rules | None, players: int | None
+) -> None:
+    """Raise :class:`CheckpointError` when the policy was trained for other rules or
+    another player count than the ones asked for (files that do not say are accepted)."""
+    saved_rules = data.get("rules")
+    if rules is not None and saved_rules is not None:
+        try:
+            trained = load_rules(saved_rules)
+        except RulesError as error:
+            raise CheckpointError(f"checkpoint {str(path)!r} holds bad rules: {error}") from None
+        if _rule_keys(trained) != _rule_keys(rules):
+            raise CheckpointError(
+                f"checkpoint {str(path)!r} was trained for rules {trained.name!r}, not "
+                f"{rules.name!r} (they differ in {', '.join(_differences(trained, rules))}); "
+                "load it with the rules it was trained for"
+            )
+    saved_players = data.get("players")
+    if players is not None and saved_players and players not in saved_players:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} was trained for {'/'.join(map(str, saved_players))} "
+            f"players, not {players}"
+        )
+
+
+def _rule_keys(rules: Rules) -> dict[str, Any]:
+    keys = rules.to_dict()
+    keys.pop("name", None)
+    return keys
+
+
+def _differences(first: Rules, second: Rules) -> list[str]:
+    a, b = _rule_keys(first), _rule_keys(second)
+    return sorted(key for key in a.keys() | b.keys() if a.get(key) != b.get(key))
 
 
 class TorchPolicyAgent(BasePolicy):
@@ -108,34 +210,16 @@ class SB3PolicyAgent(BasePolicy):
         return np.argmax(logits, axis=1)
 
 
-def load(path: str | Path) -> BasePolicy:
-    """An agent from a policy file (``.pt``) or an SB3 zip (``.zip``)."""
+def load(
+    path: str | Path, rules: Rules | str | None = None, players: int | None = None
+) -> BasePolicy:
+    """An agent from a policy file (``.pt``) or an SB3 zip (``.zip``); with ``rules`` or
+    ``players``, a policy trained for others is refused."""
     path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
-    if path.suffix == ".zip":
+    if path.suffix == ".zip" and path.is_file():
         return _load_sb3(path)
-    torch = _torch()
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many kinds for a bad file
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} is not a readable torch file: "
-            f"{type(error).__name__}: {error}"
-        ) from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} is not a {FORMAT} file (no 'format': {FORMAT!r} entry)"
-        )
-    if data.get("version") != VERSION:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} has version {data.get('version')!r}; allowed: {VERSION}"
-        )
-    if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} was trained for observations of {data.get('obs_size')} "
-            f"and {data.get('num_actions')} actions; this env has {OBS_SIZE} and {NUM_ACTIONS}"
-        )
+    data = read(path)
+    check_fits(data, path, load_rules(rules) if rules is not None else None, players)
     network = build_network(OBS_SIZE, list(data.get("hidden", [])), NUM_ACTIONS)
     try:
         network.load_state_dict(data["state_dict"])

@@ -1,8 +1,11 @@
 """``agents.load(name, rules=..., players=...)``: an agent by name or checkpoint path.
 
 Names: ``random``, ``greedy``, ``expert``, ``rollout``; ``rollout`` takes its budget as
-``rollout:samples=16,horizon=20`` (also ``margin``). Anything else is a checkpoint path
-(``.pt`` policy file or SB3 ``.zip``, see :mod:`agents.checkpoint`).
+``rollout:samples=16,horizon=20`` (also ``margin``). The trained policies shipped in
+``agents/policies/`` load by their name (``ppo-classic-2p``, ...: :data:`SHIPPED`).
+Anything else is a checkpoint path (``.pt`` policy file or SB3 ``.zip``, see
+:mod:`agents.checkpoint`); a policy trained for other rules or another player count is
+refused.
 """
 
 from __future__ import annotations
@@ -24,6 +27,15 @@ BOTS = {
     "rollout": RolloutAgent,
 }
 _ROLLOUT_PARAMS = {"samples": int, "horizon": int, "margin": float}
+POLICY_DIR = Path(__file__).resolve().parent / "policies"
+
+
+def shipped_policies() -> dict[str, Path]:
+    """The trained policies shipped with the package: name -> policy file."""
+    return {path.stem: path for path in sorted(POLICY_DIR.glob("*.pt"))}
+
+
+SHIPPED = shipped_policies()
 
 
 class AgentError(ValueError):
@@ -45,14 +57,17 @@ def load(
             return BOTS[base](rules, players, seed=seed, **kwargs)
         except ValueError as error:
             raise AgentError(f"agent {name!r}: {error}") from None
+    if base in SHIPPED and not params:
+        name = str(SHIPPED[base])
     if Path(name).suffix in (".pt", ".zip") or Path(name).exists() or "/" in name:
         try:
-            return load_checkpoint(name)
+            return load_checkpoint(name, rules, players)
         except CheckpointError as error:
             raise AgentError(str(error)) from None
     raise AgentError(
-        f"unknown agent {name!r}; allowed: {', '.join(BOTS)} (rollout:samples=N,horizon=N,"
-        "margin=X) or a checkpoint path (.pt policy file or SB3 .zip)"
+        f"unknown agent {name!r}; allowed: {', '.join([*BOTS, *SHIPPED])} "
+        "(rollout:samples=N,horizon=N,margin=X) or a checkpoint path (.pt policy file or "
+        "SB3 .zip)"
     )
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Sets up .venv and runs the main job. Until the PPO trainer lands this runs the benchmark.
+# Sets up .venv and runs the main job: masked self-play PPO on the default preset
+# (configs/train/ppo.yaml). Arguments go to train/ppo.py, e.g. --minutes 30.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRAS=${EXTRAS:-dev,train,eval,bench} ./scripts/setup.sh
 . .venv/bin/activate
-python -m sto_odno_env.bench "$@"
+python train/ppo.py "$@"

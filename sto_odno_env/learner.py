@@ -37,6 +37,12 @@ class LearnerGames:
     ``opponents`` is one policy for every opponent position, or a sequence of P-1
     policies: entry ``i`` plays the seat ``i + 1`` places after the learner. Policies follow
     :mod:`sto_odno_env.policy` (plain ``(observation, mask) -> action`` callables work).
+
+    A *table of opponents* that differs from game to game (a self-play league) is one object
+    with ``start_matches(games)``, called whenever those games start a match (to draw their
+    opponents), and ``act_games(games, positions, observations, masks) -> actions``, called
+    once per round of moves for every game waiting on an opponent (``positions``: places
+    after the learner, 1..P-1).
     """
 
     def __init__(
@@ -76,6 +82,10 @@ class LearnerGames:
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponent policies (one for all positions, or P-1 of them)."""
         self._autoplay_cache: engine.Autoplay | None = None
+        self.table = opponents if hasattr(opponents, "act_games") else None
+        if self.table is not None:
+            self.opponents = [opponents] * (self.players - 1)
+            return
         if opponents is None:
             opponents = RandomPolicy()
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
@@ -117,6 +127,8 @@ class LearnerGames:
         self._pending_seed = None
         self.state = engine.init(self.rules, self.players, self.batch, seeds=seeds)
         self._choose_seats(np.arange(self.batch))
+        if self.table is not None:
+            self.table.start_matches(np.arange(self.batch))
         self._episode_reward = np.zeros(self.batch, dtype=np.float32)
         self._terminated = np.zeros(self.batch, dtype=bool)
         self._truncated = np.zeros(self.batch, dtype=bool)
@@ -278,6 +290,8 @@ class LearnerGames:
         seeds = rng.next_seeds(self.state.seed[games])
         self._choose_seats(games, rng.key_of_seed(seeds))
         self._restarted[games] = True
+        if self.table is not None:
+            self.table.start_matches(games)
         engine.reset_games(self.state, games, seeds, autoplay=self._autoplay())
 
     def _run_opponents(self) -> None:
@@ -290,7 +304,11 @@ class LearnerGames:
             seats = state.current_player[waiting].astype(np.intp)
             relative = (seats - self.learner[waiting]) % P
             actions = np.empty(waiting.size, dtype=np.int64)
-            for position in range(1, P):
+            if self.table is not None:
+                observations = observe(state, seats, games=waiting)
+                masks = engine.unpack_actions(state.legal_bits[waiting])
+                actions[:] = self.table.act_games(waiting, relative, observations, masks)
+            for position in range(1, P if self.table is None else 1):
                 rows = np.flatnonzero(relative == position) if P > 2 else slice(None)
                 games = waiting[rows]
                 if not games.size:
@@ -314,3 +332,32 @@ class LearnerGames:
         else:
             observations = None
         return np.asarray(policy.act(observations, masks), dtype=np.int64)
+
+    # --- saving a run ------------------------------------------------------------------------
+
+    def get_state(self) -> dict[str, np.ndarray]:
+        """Everything a resumed run needs to play on exactly, between steps: the engine
+        state's arrays, the learner seats and the rewards not yet reported."""
+        arrays = {
+            f"engine.{name}": value.copy()
+            for name, value in vars(self.state).items()
+            if isinstance(value, np.ndarray)
+        }
+        arrays["learner"] = self.learner.copy()
+        arrays["episode_reward"] = self._episode_reward.copy()
+        return arrays
+
+    def set_state(self, arrays: dict[str, np.ndarray]) -> None:
+        """Restore what :meth:`get_state` returned (after :meth:`reset` on the same batch)."""
+        for name, value in arrays.items():
+            if name.startswith("engine."):
+                current = getattr(self.state, name[len("engine.") :])
+                if current.shape != value.shape or current.dtype != value.dtype:
+                    raise ValueError(
+                        f"saved games do not fit: {name} is {value.dtype}{value.shape}, "
+                        f"this table has {current.dtype}{current.shape}"
+                    )
+                current[...] = value
+        self.learner[:] = arrays["learner"]
+        self._episode_reward[:] = arrays["episode_reward"]
+        self._autoplay_cache = None

@@ -76,6 +76,8 @@ def _layout() -> dict[str, slice]:
 
 
 LAYOUT: dict[str, slice] = _layout()
+# Bumped whenever the layout changes, so that a policy trained on another layout is refused.
+OBSERVATION_VERSION: int = 1
 OBS_SIZE: int = LAYOUT["num_players"].stop
 ONE_HOT_FIELDS = tuple(name for name, _, kind in _FIELDS if kind == "onehot")
 NUM_FLAGS = LAYOUT["to_act"].stop  # the 0/1 entries, packed as bits while building

@@ -562,8 +562,12 @@ def test_policy_file_round_trip(tmp_path, torch):
         logits = network(torch.as_tensor(obs)).numpy()
     np.testing.assert_array_equal(actions, np.where(masks > 0, logits, -np.inf).argmax(axis=1))
     assert [agent(o, m) for o, m in zip(obs, masks, strict=True)] == actions.tolist()
-    # Loadable by name with any rules, and as a seat in a match.
-    assert isinstance(agents.load(str(path), "yard", 4), TorchPolicyAgent)
+    # A file trained for classic is refused for other rules; one that names no rules
+    # loads with any, and plays a seat in a match.
+    with pytest.raises(agents.AgentError, match="trained for rules 'classic', not 'yard'"):
+        agents.load(str(path), "yard", 4)
+    save_policy(path, network, [32, 16])
+    agent = agents.load(str(path), "yard", 4)
     run_games("yard", 4, [agent, ExpertAgent("yard")], batch=4, steps=20, seed=0)
 
 
@@ -577,7 +581,7 @@ def corrupt_files(tmp_path, torch):
     entries = {
         "no format key": {"version": 1, "obs_size": OBS_SIZE, "state_dict": good},
         "a tensor": torch.zeros(3),
-        "wrong version": {"format": "sto-odno-policy", "version": 2},
+        "wrong version": {"format": "sto-odno-policy", "version": 99},
         "wrong obs size": {
             "format": "sto-odno-policy",
             "version": 1,
@@ -616,7 +620,7 @@ EXPECTED = {
     "a pickled module": "is not a readable torch file",
     "no format key": "is not a sto-odno-policy file (no 'format'",
     "a tensor": "is not a sto-odno-policy file",
-    "wrong version": "has version 2; allowed: 1",
+    "wrong version": "has version 99; allowed: 1, 2",
     "wrong obs size": f"trained for observations of {OBS_SIZE - 1} and {NUM_ACTIONS} actions",
     "wrong weights": "has weights that do not fit its network",
     "no weights": "has weights that do not fit its network",
@@ -634,7 +638,7 @@ def test_corrupt_policy_files_give_clear_errors(tmp_path, torch):
         assert EXPECTED[key] in str(error.value), key
     with pytest.raises(CheckpointError, match="does not exist"):
         load_checkpoint(tmp_path / "absent.pt")
-    with pytest.raises(CheckpointError, match="does not exist"):
+    with pytest.raises(CheckpointError, match="is a directory, not a file"):
         load_checkpoint(tmp_path)  # a directory is not a file
 
 

@@ -1,0 +1,82 @@
+"""Periodic evaluation of the policy being trained: duplicate deals against one opponent
+in the batched arena (``agents.arena``), the same deals every time so evaluations compare.
+
+Two players: the match win rate (ties ½). More players: the policy in one seat against
+P-1 copies of the opponent, and its first-place share. Both with a Wilson 95% interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agents.arena import play
+from agents.evaluate import duplicate_schedule
+from agents.stats import head_to_head, wilson
+from sto_odno_env.policy import BasePolicy
+from sto_odno_env.rules import Rules
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One evaluation's result."""
+
+    opponent: str
+    matches: int
+    rate: float  # win rate (2 players, ties ½) or first-place share
+    low: float
+    high: float
+    mean_reward: float
+    players: int
+
+    def describe(self) -> str:
+        """One line: the rate, its interval and the number of matches."""
+        what = "win rate" if self.players == 2 else "first place"
+        return (
+            f"{what} vs {self.opponent} {self.rate:.3f} "
+            f"[{self.low:.3f}, {self.high:.3f}] over {self.matches} matches"
+        )
+
+
+def evaluate(
+    policy: BasePolicy,
+    opponent: BasePolicy,
+    opponent_name: str,
+    rules: Rules,
+    players: int,
+    matches: int,
+    seed: int,
+    batch: int = 1024,
+) -> Evaluation:
+    """``policy`` against ``opponent`` over about ``matches`` duplicate-deal matches."""
+    table = ("policy", *([opponent_name] * (players - 1)))
+    deals = max(1, matches // players)
+    schedule = duplicate_schedule([table], deals, seed)
+    agents = {"policy": policy, opponent_name: opponent}
+    results = play(rules, players, agents, schedule, batch=batch)
+    if players == 2:
+        row = head_to_head(results, "policy", opponent_name)
+        return Evaluation(
+            opponent_name,
+            row["matches"],
+            row["win_rate"],
+            row["ci_low"],
+            row["ci_high"],
+            row["mean_reward"],
+            players,
+        )
+    firsts = 0
+    reward = 0.0
+    for result in results:
+        seat = result.match.seats.index("policy")
+        firsts += int(result.ranking[0] == seat)
+        reward += float(result.rewards[seat])
+    low, high = wilson(firsts, len(results))
+    return Evaluation(
+        f"{players - 1}x{opponent_name}",
+        len(results),
+        firsts / len(results),
+        low,
+        high,
+        reward / len(results),
+        players,
+    )

@@ -1,0 +1,59 @@
+"""Policy and value networks, and the categorical distribution over legal actions only.
+
+Illegal actions get a logit of ``ILLEGAL_LOGIT``: their probability is exactly 0 in
+float32, so they are never sampled, add nothing to the entropy and get no gradient.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from agents.checkpoint import build_network
+
+ILLEGAL_LOGIT = -1e9
+
+
+def make_networks(
+    obs_size: int, hidden: list[int], num_actions: int
+) -> tuple[nn.Module, nn.Module]:
+    """The actor (observation -> action logits; the network of a policy file) and the critic
+    (observation -> value), with CleanRL's orthogonal initialisation."""
+    actor = build_network(obs_size, hidden, num_actions)
+    critic = build_network(obs_size, hidden, 1)
+    for network, last_gain in ((actor, 0.01), (critic, 1.0)):
+        linears = [layer for layer in network if isinstance(layer, nn.Linear)]
+        for index, layer in enumerate(linears):
+            gain = last_gain if index == len(linears) - 1 else math.sqrt(2)
+            nn.init.orthogonal_(layer.weight, gain)
+            nn.init.zeros_(layer.bias)
+    return actor, critic
+
+
+def masked_logits(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """``logits`` with the illegal actions (``masks`` False) pushed to ``ILLEGAL_LOGIT``."""
+    return torch.where(masks, logits, torch.full_like(logits, ILLEGAL_LOGIT))
+
+
+def log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities of every action under the masked distribution."""
+    return torch.log_softmax(masked_logits(logits, masks), dim=-1)
+
+
+def sample(
+    logits: torch.Tensor, masks: torch.Tensor, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Actions drawn from the masked distribution (Gumbel-max, reproducible with
+    ``generator``) and their log-probabilities."""
+    logp = log_probs(logits, masks)
+    uniform = torch.rand(logp.shape, generator=generator, device=logp.device)
+    gumbel = -torch.log(-torch.log(uniform.clamp_(1e-20, 1.0 - 1e-7)))
+    actions = torch.argmax(torch.where(masks, logp + gumbel, torch.full_like(logp, -math.inf)), 1)
+    return actions, logp.gather(1, actions[:, None]).squeeze(1)
+
+
+def entropy(logp: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Entropy of the masked distribution, summed over the legal actions only."""
+    return -(torch.where(masks, logp.exp() * logp, torch.zeros_like(logp))).sum(-1)
