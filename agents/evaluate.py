@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--matches",
-        type=cli.positive_int,
+        type=cli.match_count,
         default=1000,
         help="matches per pair (2 players) or in all (more players); a multiple of --players",
     )
@@ -369,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
         problem = cli.output_problem(args.out, directory=True)
         if problem:
             parser.error(f"--out: {problem}")
+        try:  # now, not after a long evaluation
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            parser.error(f"--out: {cli.write_problem(args.out, error)}")
     try:
         report = evaluate(
             names,
@@ -385,7 +389,10 @@ def main(argv: list[str] | None = None) -> int:
     print_report(report)
     if args.out:
         out = Path(args.out)
-        write_outputs(report, out)
+        try:
+            write_outputs(report, out)
+        except OSError as error:
+            parser.error(f"--out: {cli.write_problem(error.filename or out, error)}")
         print(f"\nwrote {', '.join(str(out / name) for name in OUTPUT_FILES)}")
     return 0
 

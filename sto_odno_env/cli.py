@@ -45,16 +45,24 @@ def parser(prog: str, description: str, epilog: str | None = None) -> ArgumentPa
     )
 
 
-def _integer(text: str, low: int, allowed: str) -> int:
+MAX_MATCHES = 10_000_000  # far beyond any run here; a mistyped count fails fast, not in numpy
+
+
+def _integer(text: str, low: int, allowed: str, high: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not an integer; allowed: {allowed}"
         ) from None
-    if value < low:
+    if value < low or (high is not None and value > high):
         raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: {allowed}")
     return value
+
+
+def match_count(text: str) -> int:
+    """An argparse type: a number of matches, 1 to :data:`MAX_MATCHES`."""
+    return _integer(text, 1, f"an integer from 1 to {MAX_MATCHES:,}", MAX_MATCHES)
 
 
 def positive_int(text: str) -> int:
@@ -103,6 +111,11 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def write_problem(path: str | Path, error: OSError) -> str:
+    """One line for a write that failed: the path and the system's reason."""
+    return f"cannot write {str(path)!r}: {error.strerror or error}; give a writable location"
 
 
 @contextlib.contextmanager

@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         "--players", type=cli.positive_int, required=True, help="seats at the table (2 to 6)"
     )
     parser.add_argument(
-        "--matches", type=cli.positive_int, required=True, help="matches to play and record"
+        "--matches", type=cli.match_count, required=True, help="matches to play and record"
     )
     parser.add_argument(
         "--seed", type=cli.natural_int, default=0, help="seed of the deals and of the actions"
@@ -116,7 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     except RulesError as error:
         parser.error(str(error))
     records = play_random_matches(rules, args.players, args.matches, args.seed)
-    write_records(args.out, records)
+    try:
+        write_records(args.out, records)
+    except OSError as error:
+        parser.error(f"--out: {cli.write_problem(args.out, error)}")
     lines = sum(len(events) for events in records)
     print(f"wrote {cli.plural(len(records), 'match', 'matches')} ({lines} lines) to {args.out}")
     return 0

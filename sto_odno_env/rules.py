@@ -112,10 +112,17 @@ class Rules:
     def from_yaml(cls, path: str | Path) -> Rules:
         """Load a rule set from a YAML file (which may start with ``base: PRESET``)."""
         path = Path(path)
+        if path.is_dir():
+            raise RulesError(f"rules file {str(path)!r} is a directory; give a YAML file")
         if not path.is_file():
             raise RulesError(f"rules file {str(path)!r} does not exist")
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as error:
+            raise RulesError(
+                f"rules file {str(path)!r}: byte {error.start} is not UTF-8 text; a rules "
+                "file is YAML text"
+            ) from None
         except yaml.YAMLError as error:
             raise RulesError(f"rules file {str(path)!r} is not valid YAML: {error}") from None
         if not isinstance(data, Mapping):

@@ -603,7 +603,7 @@ def test_cli_rules_from_a_yaml_file(tmp_path: Path) -> None:
         (["--rules", "klassik"], "'klassik' is neither a preset"),
         (["--rules", "nines", "--players", "5"], "players: 5 is not allowed by rules 'nines'"),
         (["--players", "7"], "allowed: 2..6"),
-        (["--matches", "0"], "--matches: 0 is out of range; allowed: an integer >= 1"),
+        (["--matches", "0"], "--matches: 0 is out of range; allowed: an integer from 1"),
     ],
 )
 def test_cli_bad_arguments(args: list[str], expected: str, tmp_path: Path) -> None:
