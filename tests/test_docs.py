@@ -1,0 +1,158 @@
+"""Every code block of the README and ``docs/*.md`` runs as written.
+
+* ```` ```python ```` blocks run in a fresh interpreter, from the repository root.
+* ```` ```bash ```` blocks whose commands are all ``python -m ...`` run through bash from the
+  repository root, with this interpreter's directory first on ``PATH`` (so ``python`` is
+  the one running the tests and globs expand as in a shell). A block that shows a usage
+  line (``[--flag ...]``) is checked by running its module with ``--help``.
+* Interactive commands (``sto_odno_env.play``) need a person at the keyboard; here their
+  module must answer ``--help`` (``tests/test_play.py`` plays them with scripted input).
+* Other bash blocks (setup, pip, the scripts) must be listed in :data:`NOT_RUN` with the
+  reason, so a new block cannot go untested silently.
+* The ```` ```yaml ```` rule set in ``docs/rules.md`` must be the classic preset.
+
+Examples that take more than a few seconds are marked slow (the whole suite runs them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sto_odno_env.rules import Rules
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS.append(REPO / "tests" / "data" / "records" / "README.md")
+
+# Bash commands that are not run here, by their first word(s), and why.
+NOT_RUN = {
+    "./scripts/": "sets up .venv and runs the suite or training: what CI itself runs",
+    "pip install": "installs packages (the test environment has them)",
+    "python -m venv": "creates a virtual environment (setup, not an example)",
+}
+INTERACTIVE = ("python -m sto_odno_env.play",)
+# Blocks (file name, text in the block) that take longer than a few seconds here.
+SLOW = [
+    ("README.md", "MaskablePPO"),
+    ("README.md", "--matches 10000"),
+    ("README.md", "sto_odno_env.record"),
+    ("ladder.md", "rollout"),
+    ("environments.md", "check_env"),
+    ("training.md", ""),
+]
+
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def blocks(language: str) -> list[tuple[str, str]]:
+    """(id, code) of every block in ``language``, in file order."""
+    found = []
+    for path in DOCS:
+        if not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8")
+        for match in FENCE.finditer(text):
+            if match.group(1) == language:
+                line = text[: match.start()].count("\n") + 1
+                found.append((f"{path.relative_to(REPO)}:{line}", match.group(2)))
+    return found
+
+
+def commands(code: str) -> list[str]:
+    """The commands of a bash block: continuation lines joined, comments dropped."""
+    joined = code.replace("\\\n", " ")
+    result = []
+    for line in joined.splitlines():
+        line = re.sub(r"\s+#.*$", "", line).strip()
+        if line and not line.startswith("#"):
+            result.append(re.sub(r"\s+", " ", line))
+    return result
+
+
+def marks(block_id: str, code: str) -> list:
+    name = Path(block_id.split(":")[0]).name
+    slow = any(name == file and text in code for file, text in SLOW)
+    return [pytest.mark.slow] if slow else []
+
+
+def params(language: str) -> list:
+    return [
+        pytest.param(code, id=block_id, marks=marks(block_id, code))
+        for block_id, code in blocks(language)
+    ]
+
+
+def environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+def run(argv: list[str], timeout: int = 300) -> subprocess.CompletedProcess:
+    result = subprocess.run(
+        argv,
+        cwd=REPO,
+        env=environment(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def test_the_docs_have_blocks_to_run() -> None:
+    assert len(blocks("python")) >= 4
+    assert len(blocks("bash")) >= 4
+
+
+@pytest.mark.parametrize("code", params("python"))
+def test_python_block_runs(code: str) -> None:
+    run([sys.executable, "-c", code])
+
+
+@pytest.mark.parametrize("code", params("bash"))
+def test_bash_block_runs(code: str) -> None:
+    runnable = []
+    for command in commands(code):
+        if any(command.startswith(prefix) for prefix in NOT_RUN):
+            continue
+        assert command.startswith("python -m "), (
+            f"{command!r} is neither a `python -m` command nor listed in NOT_RUN"
+        )
+        if " [-" in command or command.startswith(INTERACTIVE):
+            # a usage line or a game for a person: the module must exist and explain itself
+            module = command.split()[2]
+            assert "usage:" in run([sys.executable, "-m", module, "--help"]).stdout
+        else:
+            runnable.append(command)
+    if runnable:
+        run(["bash", "-euo", "pipefail", "-c", "\n".join(runnable)])
+
+
+@pytest.mark.parametrize("code", params("yaml"))
+def test_yaml_rule_sets_are_the_presets(code: str) -> None:
+    data = yaml.safe_load(code)
+    assert Rules.from_dict(data) == Rules.preset(data["name"])
+
+
+def test_docs_point_only_inside_the_repository() -> None:
+    for path in DOCS:
+        text = path.read_text(encoding="utf-8")
+        assert "RULES.md" not in text, path
+        assert "../shared" not in text and "/work/" not in text, path
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+            if target.startswith(("http://", "https://")):
+                continue
+            assert (path.parent / target).exists(), f"{path.name}: link to missing {target}"
