@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sto_odno_env import bench
 
 
+@pytest.mark.slow  # ~20 s: every section, peers included
 def test_bench_prints_every_section(capsys):
     bench.main(["--quick", "--profile"])
     text = capsys.readouterr().out

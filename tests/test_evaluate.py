@@ -496,7 +496,7 @@ def test_evaluate_is_deterministic():
         (["--agents", "greedy:samples=3,expert"], "only rollout takes parameters"),
         (["--agents", "rollout:depth=2,expert"], "bad parameter 'depth=2'"),
         (["--agents", "expert,missing/policy.pt"], "'missing/policy.pt' does not exist"),
-        (["--agents", "expert,random", "--matches", "0"], "allowed: an integer >= 1"),
+        (["--agents", "expert,random", "--matches", "0"], "allowed: an integer from 1"),
         (["--agents", "expert,random", "--players", "9"], "players: 9 is not allowed"),
         (["--agents", "expert,random", "--rules", "bridge"], "neither a preset"),
         (["--agents", "expert,random", "--pairs", "some"], "invalid choice"),

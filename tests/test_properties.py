@@ -354,6 +354,7 @@ def replay_with_actions(
 # --- the tests ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole-suite check; the fast tier keeps the cheaper properties
 @settings(max_examples=40, **SETTINGS)
 @given(
     variant=variants(),
@@ -364,6 +365,7 @@ def test_invariants_after_every_step(variant: Variant, batch: int, steps: int) -
     random_play(variant, batch, max_steps=steps, check=True)
 
 
+@pytest.mark.slow  # a whole-suite check; the fast tier keeps the cheaper properties
 @settings(max_examples=25, **SETTINGS)
 @given(variant=variants(short_matches=True))
 def test_invariants_through_whole_matches(variant: Variant) -> None:
@@ -386,6 +388,7 @@ def test_same_seed_same_records(variant: Variant) -> None:
             assert np.array_equal(value, getattr(state_b, f.name)), f.name
 
 
+@pytest.mark.slow  # a whole-suite check; the fast tier keeps the cheaper properties
 @settings(max_examples=15, **SETTINGS)
 @given(variant=variants(short_matches=True), data=st.data())
 def test_batch_game_equals_game_alone_and_replays(variant: Variant, data) -> None:

@@ -353,6 +353,7 @@ def steal_record() -> list[Line]:
     raise AssertionError("no random match with three steals")
 
 
+@pytest.mark.slow  # plays hundreds of matches to find a steal
 def test_steal_line_that_breaks_the_rules() -> None:
     lines = steal_record()
     states = states_before_actions(lines)
@@ -378,6 +379,7 @@ def test_steal_line_that_breaks_the_rules() -> None:
             expect_error_at(bad, index, f"steal: {key} is")
 
 
+@pytest.mark.slow  # plays hundreds of matches to find a steal
 def test_missing_steal_line() -> None:
     lines = steal_record()
     index = next(i for i, line in enumerate(lines) if line["type"] == "steal")
@@ -523,8 +525,9 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+# One subprocess each (~5 s): the fast tier keeps one per preset, the whole suite all of them.
 CLI_CASES = [
-    (preset, players)
+    pytest.param(preset, players, marks=[] if players == 3 else [pytest.mark.slow])
     for preset in PRESETS
     for players in range(2, 7)
     if players <= Rules.preset(preset).players[1]
