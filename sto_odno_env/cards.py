@@ -13,6 +13,11 @@ id      action
 40      draw (also: accept a stacked penalty)
 41      pass
 ======  ==========================================
+
+Phase codes (``State.phase``) say which decision the player to act faces (RULES.md §4):
+``PHASE_PLAY`` (play, draw or pass), ``PHASE_AFTER_DRAW`` (play the drawn card or pass),
+``PHASE_COVER`` (cover the card just played), ``PHASE_ORDER`` (order a suit after a queen),
+``PHASE_RESPOND`` (stack onto a penalty or accept it), ``PHASE_DONE`` (the match is over).
 """
 
 from __future__ import annotations
@@ -24,6 +29,12 @@ ORDER_BASE = NUM_CARDS
 DRAW = ORDER_BASE + NUM_SUITS
 PASS = DRAW + 1
 NUM_ACTIONS = PASS + 1
+ORDER_ACTIONS = range(ORDER_BASE, DRAW)
+NO_CARD = NUM_CARDS  # "no card": an empty table, nothing drawn; tables have a row for it
+
+PHASE_PLAY, PHASE_AFTER_DRAW, PHASE_COVER, PHASE_ORDER, PHASE_RESPOND, PHASE_DONE = range(6)
+NUM_PHASES = 6
+PHASE_NAMES = ("PLAY", "AFTER_DRAW", "COVER", "ORDER", "RESPOND", "DONE")
 
 SUIT_SYMBOLS = ("♠", "♣", "♦", "♥")
 SUIT_LETTERS = ("S", "C", "D", "H")

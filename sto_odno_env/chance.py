@@ -17,7 +17,7 @@ from . import rng
 from .cards import NUM_CARDS
 
 if TYPE_CHECKING:
-    from .engine import State
+    from .core.state import State
 
 
 class Chance(Protocol):

@@ -128,7 +128,5 @@ def from_observations(
     seeds = rng.game_seeds(int(seed), total)
     state.seed[:] = seeds
     state.rng_key[:] = rng.key_of_seed(seeds)
-    games = np.arange(total)
-    live = games[state.phase != engine.DONE]
-    state.legal_bits[live] = engine._legal_bits(state, live)
+    engine.refresh_legal(state)
     return state

@@ -29,6 +29,7 @@ from .cards import (
     NUM_CARDS,
     ORDER_BASE,
     PASS,
+    PHASE_ORDER,
     SUIT_LETTERS,
     SUIT_SYMBOLS,
     CardParseError,
@@ -52,7 +53,6 @@ from .screen import (
     seat_lines,
     situation,
 )
-from .tables import ORDER
 
 INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
 HELP = (
@@ -90,7 +90,7 @@ def parse_move(text: str, state: engine.State, game: int = 0) -> int:
         if 1 <= number <= len(legal):
             return legal[number - 1]
         raise MoveError(f"there is no move {number}; choose 1 to {len(legal)}")
-    if int(state.phase[game]) == ORDER:
+    if int(state.phase[game]) == PHASE_ORDER:
         if word in _SUIT_WORDS:
             return ORDER_BASE + _SUIT_WORDS[word]
         raise MoveError(f"{text.strip()!r} is not a suit: name one of ♠ ♣ ♦ ♥ (s c d h)")
@@ -221,7 +221,7 @@ class HumanMatch:
 
     def _ask_human(self) -> int:
         state, screen = self.state, self.screen
-        if int(state.phase[0]) != ORDER:  # after a queen only the suit prompt follows
+        if int(state.phase[0]) != PHASE_ORDER:  # after a queen only the suit prompt follows
             self._print_recent("Since your last turn")
             title = f"Round {int(state.round[0]) + 1} · turn {int(state.turn[0]) + 1}"
             hand = int(state.hand[0, self.seat])
@@ -235,7 +235,7 @@ class HumanMatch:
                 ],
             )
         screen.block("Legal moves", move_lines(screen, state))
-        prompt = "Suit> " if int(state.phase[0]) == ORDER else "Your move> "
+        prompt = "Suit> " if int(state.phase[0]) == PHASE_ORDER else "Your move> "
         while True:
             text = self.reader.read(prompt)
             if text.strip().lower() in ("q", "quit", "exit"):

@@ -1,4 +1,5 @@
-"""A readable text table of one game, for ``render_mode="ansi"``/``"human"``."""
+"""Text views of one game: the readable table of ``render_mode="ansi"``/``"human"``, and
+:func:`describe`, a one-game dump for debugging the engine."""
 
 from __future__ import annotations
 
@@ -6,9 +7,8 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from .cards import NUM_CARDS, SUIT_SYMBOLS, action_name, card_name
-from .engine import DONE, PHASE_NAMES, State
-from .tables import NO_CARD
+from .cards import NO_CARD, NUM_CARDS, PHASE_DONE, PHASE_NAMES, SUIT_SYMBOLS, action_name, card_name
+from .core.state import State
 
 
 class RecentMoves:
@@ -71,7 +71,11 @@ def render_game(
     suit = int(state.ordered_suit[game])
     lines = [
         f"round {int(state.round[game])} · turn {int(state.turn[game])} · "
-        + ("match over" if phase == DONE else f"{names[current]} to act ({PHASE_NAMES[phase]})"),
+        + (
+            "match over"
+            if phase == PHASE_DONE
+            else f"{names[current]} to act ({PHASE_NAMES[phase]})"
+        ),
         f"top card: {card_name(top) if top != NO_CARD else '(empty table)'}"
         + (f" · ordered suit: {SUIT_SYMBOLS[suit]}" if suit >= 0 else "")
         + (f" · penalty pending: {int(state.pending[game])}" if state.pending[game] else ""),
@@ -92,4 +96,21 @@ def render_game(
     recent = [_move_text(event, names) for event in moves]
     if recent:
         lines += ["", "last moves:"] + [f"  {text}" for text in recent]
+    return "\n".join(lines)
+
+
+def describe(state: State, game: int = 0) -> str:
+    """A one-game text dump for debugging (the envs have the readable :func:`render_game`)."""
+    lines = [
+        f"round {int(state.round[game])} turn {int(state.turn[game])} "
+        f"phase {PHASE_NAMES[state.phase[game]]} player {int(state.current_player[game])} "
+        f"dealer {int(state.dealer[game])}",
+        f"top {card_name(int(state.top_card[game])) if state.top_card[game] != NO_CARD else '-'}"
+        f" ordered {int(state.ordered_suit[game])} stock {int(state.stock_size[game])}"
+        f" pending {int(state.pending[game])}",
+    ]
+    for seat in range(state.players):
+        bits = int(state.hand[game, seat])
+        cards = " ".join(card_name(c) for c in range(NUM_CARDS) if bits >> c & 1)
+        lines.append(f"  seat {seat}: total {int(state.totals[game, seat])} [{cards}]")
     return "\n".join(lines)

@@ -37,7 +37,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 
 OPENINGS = ("dealer_blind", "leader_plays")
 DRAW_RULES = ("one", "until_playable")
-AFTER_DRAW = ("drawn_card", "any_card")
+AFTER_DRAW_RULES = ("drawn_card", "any_card")
 RESHUFFLES = ("shuffle", "flip")
 EMPTY_STOCK = ("skip", "steal")
 MATCH_ENDS = ("last_survivor", "first_loser")
@@ -383,7 +383,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
 
     out["draw_rule"] = _expect_choice(data["draw_rule"], "draw_rule", DRAW_RULES)
     out["voluntary_draw"] = _expect_bool(data["voluntary_draw"], "voluntary_draw")
-    out["after_draw"] = _expect_choice(data["after_draw"], "after_draw", AFTER_DRAW)
+    out["after_draw"] = _expect_choice(data["after_draw"], "after_draw", AFTER_DRAW_RULES)
     out["reshuffle"] = _expect_choice(data["reshuffle"], "reshuffle", RESHUFFLES)
     out["empty_stock"] = _expect_choice(data["empty_stock"], "empty_stock", EMPTY_STOCK)
     for key in ("stacking", "last_card_effects", "cover_can_finish"):
@@ -469,7 +469,7 @@ def load_rules(spec: str | Path | Rules | Mapping[str, Any]) -> Rules:
 
 
 __all__ = [
-    "AFTER_DRAW",
+    "AFTER_DRAW_RULES",
     "DRAW_RULES",
     "EMPTY_STOCK",
     "MATCH_ENDS",

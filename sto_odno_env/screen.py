@@ -13,17 +13,23 @@ from typing import Any, TextIO
 
 from .cards import (
     DRAW,
+    NO_CARD,
     NUM_ACTIONS,
     NUM_CARDS,
     ORDER_BASE,
     PASS,
+    PHASE_AFTER_DRAW,
+    PHASE_COVER,
+    PHASE_DONE,
+    PHASE_NAMES,
+    PHASE_ORDER,
+    PHASE_RESPOND,
     SUIT_SYMBOLS,
     action_name,
     card_name,
     suit_of,
 )
-from .engine import PHASE_NAMES, State
-from .tables import AFTER_DRAW, COVER, DONE, NO_CARD, ORDER, RESPOND
+from .engine import State
 
 RED_SUITS = (2, 3)  # ♦ ♥
 
@@ -97,11 +103,11 @@ class Screen:
             return "order " + self.suit(action - ORDER_BASE)
         if action == DRAW and state is not None:
             phase = int(state.phase[game])
-            if phase == RESPOND:
+            if phase == PHASE_RESPOND:
                 return f"take the penalty ({int(state.pending[game])} cards)"
-            if phase == COVER:
+            if phase == PHASE_COVER:
                 return "draw (to cover)"
-        if action == PASS and state is not None and int(state.phase[game]) == COVER:
+        if action == PASS and state is not None and int(state.phase[game]) == PHASE_COVER:
             return "pass (give up the cover)"
         return action_name(action)
 
@@ -157,10 +163,10 @@ def situation(screen: Screen, state: State, game: int = 0) -> list[str]:
     lines = [" · ".join(parts)]
     phase = int(state.phase[game])
     hint = {
-        AFTER_DRAW: "drawn: {drawn}; play a card or pass",
-        COVER: "the card just played must be covered",
-        ORDER: "name the suit the next player must follow",
-        RESPOND: "a penalty is coming: add to it or take it",
+        PHASE_AFTER_DRAW: "drawn: {drawn}; play a card or pass",
+        PHASE_COVER: "the card just played must be covered",
+        PHASE_ORDER: "name the suit the next player must follow",
+        PHASE_RESPOND: "a penalty is coming: add to it or take it",
     }.get(phase)
     if hint:
         drawn = int(state.drawn_card[game])
@@ -279,4 +285,4 @@ def _ordinal(number: int) -> str:
 def phase_name(state: State, game: int = 0) -> str:
     """The phase of the decision waiting, or ``match over``."""
     phase = int(state.phase[game])
-    return "match over" if phase == DONE else PHASE_NAMES[phase]
+    return "match over" if phase == PHASE_DONE else PHASE_NAMES[phase]

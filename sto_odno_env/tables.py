@@ -3,7 +3,8 @@
 Every rule the engine applies is a lookup in these tables or a flag read from them, so the
 engine never branches on a preset's name. Card sets are 36-bit masks in ``uint64`` (bit ``c``
 is card ``c``). Tables indexed by a card have one extra entry, ``NO_CARD = 36``, for "no card"
-(an empty table under ``leader_plays``, a round won by a steal).
+(an empty table under ``leader_plays``, a round won by a steal). Card, action and phase ids
+come from :mod:`sto_odno_env.cards`.
 """
 
 from __future__ import annotations
@@ -13,13 +14,26 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, QUEEN, rank_of, suit_of
+from .cards import (
+    DRAW,
+    NO_CARD,
+    NUM_CARDS,
+    NUM_PHASES,
+    NUM_RANKS,
+    NUM_SUITS,
+    ORDER_ACTIONS,
+    PASS,
+    PHASE_AFTER_DRAW,
+    PHASE_COVER,
+    PHASE_ORDER,
+    PHASE_PLAY,
+    PHASE_RESPOND,
+    QUEEN,
+    rank_of,
+    suit_of,
+)
 from .rules import Rules
 
-NO_CARD = NUM_CARDS
-PLAY, AFTER_DRAW, COVER, ORDER, RESPOND, DONE = range(6)
-NUM_PHASE_CODES = 6
-DRAW_ACTION, PASS_ACTION, ORDER_ACTIONS = 40, 41, range(36, 40)
 ALL_CARDS = np.uint64((1 << NUM_CARDS) - 1)
 CARD_BIT = np.array([1 << c for c in range(NUM_CARDS)] + [0], dtype=np.uint64)
 SUIT_MASK = np.array(
@@ -41,7 +55,7 @@ class RuleTables:
     skip: np.ndarray  # (37,) bool
     cover: np.ndarray  # (37,) bool
     order_suit: np.ndarray  # (37,) bool
-    phase_after_play: np.ndarray  # (37,) int8: ORDER, COVER, or PLAY when the turn passes
+    phase_after_play: np.ndarray  # (37,) int8: PHASE_ORDER, PHASE_COVER or PHASE_PLAY
     passes_turn: np.ndarray  # (37,) bool: the turn passes at once after the card
     points: np.ndarray  # (36,) int32: points of a card left in hand
     bonus_points: np.ndarray  # (37,) int32: the finisher's score for a last card
@@ -99,10 +113,10 @@ def compile_rules(rules: Rules) -> RuleTables:
             if effects[card].draw > 0:
                 respond[card] = RANK_MASK[rank_of(card)] & np.uint64(penalty_cards)
 
-    legal_cards = np.zeros((NUM_PHASE_CODES, NUM_CARDS + 1, NUM_SUITS + 1), dtype=np.uint64)
-    for phase in (PLAY, AFTER_DRAW, COVER):
+    legal_cards = np.zeros((NUM_PHASES, NUM_CARDS + 1, NUM_SUITS + 1), dtype=np.uint64)
+    for phase in (PHASE_PLAY, PHASE_AFTER_DRAW, PHASE_COVER):
         legal_cards[phase] = playable
-    legal_cards[RESPOND] = respond[:, None]
+    legal_cards[PHASE_RESPOND] = respond[:, None]
     if rules.after_draw == "any_card":
         drawn_filter = np.full(NUM_CARDS + 1, ALL_CARDS, dtype=np.uint64)
     else:
@@ -116,7 +130,12 @@ def compile_rules(rules: Rules) -> RuleTables:
         cover=per_card((e.cover for e in effects), bool, False),
         order_suit=per_card((e.order_suit for e in effects), bool, False),
         phase_after_play=per_card(
-            (ORDER if e.order_suit else COVER if e.cover else PLAY for e in effects), np.int8, PLAY
+            (
+                PHASE_ORDER if e.order_suit else PHASE_COVER if e.cover else PHASE_PLAY
+                for e in effects
+            ),
+            np.int8,
+            PHASE_PLAY,
         ),
         passes_turn=per_card((not (e.order_suit or e.cover) for e in effects), bool, True),
         points=np.array([rules.points_of(c) for c in range(NUM_CARDS)], dtype=np.int32),
@@ -153,14 +172,14 @@ def extra_key(phase, has_card, can_draw, empty_table):
 
 def _by_situation(legal_cards: np.ndarray) -> np.ndarray:
     """legal_cards with the suit axis widened to 8 slots, flat: one 1-D gather per lookup."""
-    table = np.zeros((NUM_PHASE_CODES, NUM_CARDS + 1, 8), dtype=np.uint64)
+    table = np.zeros((NUM_PHASES, NUM_CARDS + 1, 8), dtype=np.uint64)
     table[:, :, :NUM_SUITS] = legal_cards[:, :, :NUM_SUITS]
     table[:, :, 7] = legal_cards[:, :, NUM_SUITS]
     return table.reshape(-1)
 
 
 def _extra_base(steal: bool) -> np.ndarray:
-    phase = np.arange(NUM_PHASE_CODES)[:, None]
+    phase = np.arange(NUM_PHASES)[:, None]
     empty_table = (np.arange(NUM_CARDS + 1) == NUM_CARDS)[None, :]
     return extra_key(phase, 0, int(steal), empty_table).astype(np.intp)
 
@@ -173,8 +192,8 @@ def _extra_actions(voluntary_draw: bool) -> np.ndarray:
     in RESPOND: always (accepting). PASS: in AFTER_DRAW always; in PLAY and COVER exactly
     when DRAW would be legal but nothing can be drawn. ORDER: the four suits.
     """
-    table = np.zeros(NUM_PHASE_CODES * 8, dtype=np.uint64)
-    draw, pass_ = np.uint64(1 << DRAW_ACTION), np.uint64(1 << PASS_ACTION)
+    table = np.zeros(NUM_PHASES * 8, dtype=np.uint64)
+    draw, pass_ = np.uint64(1 << DRAW), np.uint64(1 << PASS)
     for has_card in (0, 1):
         for can_draw in (0, 1):
             for empty in (0, 1):
@@ -184,15 +203,15 @@ def _extra_actions(voluntary_draw: bool) -> np.ndarray:
 
                 wants = (voluntary_draw or not has_card) and not empty
                 put(
-                    PLAY,
+                    PHASE_PLAY,
                     (draw if wants and can_draw else 0) | (pass_ if wants and not can_draw else 0),
                 )
                 wants = not has_card
                 put(
-                    COVER,
+                    PHASE_COVER,
                     (draw if wants and can_draw else 0) | (pass_ if wants and not can_draw else 0),
                 )
-                put(AFTER_DRAW, pass_)
-                put(ORDER, sum(1 << a for a in ORDER_ACTIONS))
-                put(RESPOND, draw)
+                put(PHASE_AFTER_DRAW, pass_)
+                put(PHASE_ORDER, sum(1 << a for a in ORDER_ACTIONS))
+                put(PHASE_RESPOND, draw)
     return table

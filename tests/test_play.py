@@ -25,6 +25,7 @@ from sto_odno_env import engine
 from sto_odno_env.cards import (
     NUM_CARDS,
     ORDER_BASE,
+    PHASE_ORDER,
     RANK_NAMES,
     SUIT_LETTERS,
     SUIT_SYMBOLS,
@@ -35,7 +36,6 @@ from sto_odno_env.cards import (
 from sto_odno_env.play import MoveError, main, parse_move
 from sto_odno_env.playback import Playback
 from sto_odno_env.replay import replay
-from sto_odno_env.tables import ORDER
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = Path(__file__).resolve().parent / "data" / "records"
@@ -174,7 +174,7 @@ def test_bad_moves_are_explained(text, message):
 
 
 def test_suit_prompt_after_a_queen():
-    state = _state_with_phase(ORDER)
+    state = _state_with_phase(PHASE_ORDER)
     assert parse_move("h", state) == ORDER_BASE + 3
     assert parse_move("♥", state) == ORDER_BASE + 3
     assert parse_move("Hearts", state) == ORDER_BASE + 3

@@ -31,7 +31,7 @@ from sto_odno_env.cards import (
     PASS,
     rank_of,
 )
-from sto_odno_env.rules import AFTER_DRAW, DRAW_RULES, EMPTY_STOCK, PRESETS, RESHUFFLES, Rules
+from sto_odno_env.rules import AFTER_DRAW_RULES, DRAW_RULES, EMPTY_STOCK, PRESETS, RESHUFFLES, Rules
 
 NO_CARD = NUM_CARDS
 ALL_ORDERS = frozenset(range(ORDER_BASE, DRAW))
@@ -100,7 +100,7 @@ def variants(draw, short_matches: bool = False) -> Variant:
     changes = {
         "stacking": draw(st.booleans()),
         "draw_rule": draw(st.sampled_from(DRAW_RULES)),
-        "after_draw": draw(st.sampled_from(AFTER_DRAW)),
+        "after_draw": draw(st.sampled_from(AFTER_DRAW_RULES)),
         "reshuffle": draw(st.sampled_from(RESHUFFLES)),
         "empty_stock": draw(st.sampled_from(EMPTY_STOCK)),
         "voluntary_draw": draw(st.booleans()),

@@ -1,0 +1,38 @@
+"""Array helpers of the engine: flat cell views, bit tests and 42-bit action masks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import NUM_ACTIONS
+
+U64_0 = np.uint64(0)
+U64_1 = np.uint64(1)
+
+
+def cells(
+    array: np.ndarray, games: np.ndarray, columns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A flat view of a (B, n) array and the flat indices of [games, columns]: one-dimensional
+    gathers and scatters cost a fraction of two-dimensional fancy indexing."""
+    return array.reshape(-1), games * array.shape[1] + columns
+
+
+def any_set(mask: np.ndarray) -> bool:
+    """Whether any entry is set."""
+    # count_nonzero is a fraction of the cost of ndarray.any() on the small arrays of a
+    # step's later rounds; the engine asks this ~10 times per round.
+    return np.count_nonzero(mask) != 0
+
+
+def all_set(mask: np.ndarray) -> bool:
+    """Whether every entry is set."""
+    return np.count_nonzero(mask) == mask.size
+
+
+def unpack_actions(bits: np.ndarray) -> np.ndarray:
+    """(n, 42) int8 masks from 42-bit action masks."""
+    bits = np.ascontiguousarray(bits, dtype=np.uint64)
+    return np.unpackbits(
+        bits.view(np.uint8).reshape(-1, 8), axis=1, count=NUM_ACTIONS, bitorder="little"
+    ).view(np.int8)

@@ -1,0 +1,195 @@
+"""The decisions a player takes and what each does (RULES.md §4, §5).
+
+``ACTION_KIND`` maps (phase, action) to one of the kinds below; :func:`apply_decisions`
+groups a batch's decisions by kind and runs each kind's handler once on its games.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import (
+    DRAW,
+    NO_CARD,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_PHASES,
+    ORDER_BASE,
+    PASS,
+    PHASE_AFTER_DRAW,
+    PHASE_COVER,
+    PHASE_ORDER,
+    PHASE_PLAY,
+    PHASE_RESPOND,
+)
+from ..chance import Chance
+from ..tables import CARD_BIT
+from .bits import U64_0, all_set, any_set, cells
+from .draws import draw_many, draw_one
+from .legal import playable
+from .state import State, mark_round_end, next_seat
+from .turns import pass_turn, pass_with_effects
+
+# What a decision does, by phase and action (the engine's dispatch; illegal pairs are 0).
+(K_NONE, K_PLAY, K_ORDER, K_DRAW, K_COVER_DRAW, K_ACCEPT, K_PASS, K_LAPSE) = range(8)
+
+
+def _action_kind_table() -> np.ndarray:
+    table = np.zeros((NUM_PHASES, NUM_ACTIONS), dtype=np.int8)
+    for phase in (PHASE_PLAY, PHASE_AFTER_DRAW, PHASE_COVER, PHASE_RESPOND):
+        table[phase, :NUM_CARDS] = K_PLAY
+    table[PHASE_ORDER, ORDER_BASE:DRAW] = K_ORDER
+    table[PHASE_PLAY, DRAW] = K_DRAW
+    table[PHASE_COVER, DRAW] = K_COVER_DRAW
+    table[PHASE_RESPOND, DRAW] = K_ACCEPT
+    table[PHASE_PLAY, PASS] = table[PHASE_AFTER_DRAW, PASS] = K_PASS
+    table[PHASE_COVER, PASS] = K_LAPSE
+    return table.reshape(-1)
+
+
+ACTION_KIND = _action_kind_table()
+
+
+def apply_decisions(
+    state: State,
+    games: np.ndarray,
+    actions: np.ndarray,
+    forced: bool | np.ndarray,
+    chance: Chance,
+    trace,
+) -> np.ndarray:
+    """Apply one decision in each of ``games`` (all legal); return the games' turn counts.
+
+    Rounds that end are marked (:func:`~.state.mark_round_end`) for the settle loop to
+    score; the loop also truncates on the turn counts. ``forced`` marks the decisions that
+    had one legal action (for the record)."""
+    if trace is not None:
+        players = state.current_player[games]
+        flags = np.broadcast_to(np.asarray(forced, dtype=bool), games.shape).tolist()
+        for game, player, action, flag in zip(
+            games.tolist(), players.tolist(), actions.tolist(), flags, strict=True
+        ):
+            trace.emit(game, {"type": "action", "player": player, "action": action, "forced": flag})
+    state.scratch.decisions += games.size
+    turn = state.turn[games] + 1
+    state.turn[games] = turn
+    kind = ACTION_KIND[state.phase[games].astype(np.intp) * NUM_ACTIONS + actions]
+    counts = np.bincount(kind, minlength=8).tolist()
+    present = [code for code, count in enumerate(counts) if count]
+    if len(present) == 1:
+        groups = [(present[0], games, actions)]
+    else:  # one stable sort by kind, then a slice (a view) per kind
+        order = np.argsort(kind, kind="stable")
+        games_by_kind, actions_by_kind = games[order], actions[order]
+        groups, start = [], 0
+        for code in present:
+            stop = start + counts[code]
+            groups.append((code, games_by_kind[start:stop], actions_by_kind[start:stop]))
+            start = stop
+    for code, chosen, chosen_actions in groups:
+        if code == K_PLAY:
+            play_cards(state, chosen, chosen_actions.astype(np.int8), chance, trace)
+        elif code == K_ORDER:
+            order_suits(state, chosen, (chosen_actions - ORDER_BASE).astype(np.int8), chance, trace)
+        elif code == K_DRAW:
+            draw_action(state, chosen, chance, trace)
+        elif code == K_COVER_DRAW:
+            draw_one(state, chosen, state.current_player[chosen], chance, trace)
+        elif code == K_ACCEPT:
+            accept_penalty(state, chosen, chance, trace)
+        elif code == K_PASS:
+            pass_turn(state, chosen)
+        elif code == K_LAPSE:
+            lapse_cover(state, chosen)
+    return turn
+
+
+def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace) -> None:
+    """Play a card from hand onto the pile: its effect follows (RULES.md §2, §5)."""
+    tables = state.tables
+    player = state.current_player[games]
+    bits = CARD_BIT[cards]
+    hands, at = cells(state.hand, games, player)
+    hand = hands[at] & ~bits
+    hands[at] = hand
+    size = state.discard_size[games]
+    piles, top_at = cells(state.discard, games, size)
+    piles[top_at] = cards
+    state.discard_size[games] = size + 1
+    state.discard_bits[games] |= bits
+    state.top_card[games] = cards
+    state.ordered_suit[games] = -1
+    state.drawn_card[games] = NO_CARD
+    # A round that ends here is scored before its game decides again, so the phase set
+    # for a finishing card is never read.
+    state.phase[games] = tables.phase_after_play[cards]
+    finishing = (hand == U64_0) & tables.can_finish[cards]
+    passes = tables.passes_turn[cards]
+    if any_set(finishing):
+        mark_round_end(state, games[finishing], player[finishing], cards[finishing])
+        passes &= ~finishing
+    if all_set(passes):
+        pass_with_effects(state, games, player, cards, chance, trace)
+    elif any_set(passes):
+        pass_with_effects(state, games[passes], player[passes], cards[passes], chance, trace)
+
+
+def order_suits(state: State, games: np.ndarray, suits: np.ndarray, chance, trace) -> None:
+    """Order a suit after a queen that orders; a cover may follow (RULES.md §5)."""
+    state.ordered_suit[games] = suits
+    top = state.top_card[games]
+    covers = state.tables.cover[top]
+    state.phase[games[covers]] = PHASE_COVER
+    rest = ~covers
+    if any_set(rest):
+        pass_with_effects(
+            state, games[rest], state.current_player[games[rest]], top[rest], chance, trace
+        )
+
+
+def lapse_cover(state: State, games: np.ndarray) -> None:
+    """PASS in COVER: nothing can be drawn, the obligation lapses (RULES.md §4, §7)."""
+    if not games.size:
+        return
+    player = state.current_player[games]
+    hands, at = cells(state.hand, games, player)
+    empty = hands[at] == U64_0
+    if any_set(empty):
+        mark_round_end(state, games[empty], player[empty], state.top_card[games[empty]])
+    pass_turn(state, games[~empty])
+
+
+def draw_action(state: State, games: np.ndarray, chance, trace) -> None:
+    """DRAW in PLAY: one card, or until a playable one (RULES.md §4)."""
+    if not games.size:
+        return
+    player = state.current_player[games]
+    drawn = draw_one(state, games, player, chance, trace)
+    last = drawn.copy()
+    if state.tables.until_playable:
+        going = (drawn != NO_CARD) & ~state.ending[games]
+        going &= (CARD_BIT[drawn] & playable(state, games)) == U64_0
+        while any_set(going):
+            index = going.nonzero()[0]
+            more = draw_one(state, games[index], player[index], chance, trace)
+            got = more != NO_CARD
+            last[index[got]] = more[got]
+            going[index] = (
+                got
+                & ~state.ending[games[index]]
+                & ((CARD_BIT[more] & playable(state, games[index])) == U64_0)
+            )
+    state.drawn_card[games] = last
+    state.phase[games] = PHASE_AFTER_DRAW
+
+
+def accept_penalty(state: State, games: np.ndarray, chance, trace) -> None:
+    """DRAW in RESPOND: take the whole stacked penalty, then skip if the top card skips."""
+    if not games.size:
+        return
+    player = state.current_player[games]
+    draw_many(state, games, player, state.pending[games], chance, trace)
+    state.pending[games] = 0
+    skips = state.tables.skip[state.top_card[games]]
+    state.current_player[games] = np.where(skips, next_seat(state, games, player), player)
+    state.phase[games] = PHASE_PLAY

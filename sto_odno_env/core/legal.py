@@ -1,0 +1,156 @@
+"""Legal actions (RULES.md §2, §4, §5, §6): computing them, checking actions, sampling.
+
+The legal actions of the player to act are a 42-bit mask per game (bit ``a`` set when
+action ``a`` is legal), looked up in the rule set's tables (:mod:`sto_odno_env.tables`).
+Every check of an action against them, and every message about an illegal one, is here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..cards import NUM_ACTIONS, NUM_CARDS, PHASE_DONE, PHASE_NAMES, action_name
+from .bits import U64_0, U64_1, all_set, cells
+from .state import State
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the game's current decision."""
+
+
+def check_actions(
+    state: State, actions: np.ndarray | Sequence[int], games: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The live games among ``games`` (all by default) and their actions, as int64.
+
+    Raises ValueError for a wrong shape and :class:`IllegalActionError` for an action that
+    is not an integer or not legal, before anything changes. Games whose match is over are
+    left out (their actions are ignored).
+    """
+    actions = np.asarray(actions)
+    expected = (state.batch,) if games is None else (len(games),)
+    if actions.shape != expected:
+        raise ValueError(f"actions must have shape {expected}, got {actions.shape}")
+    if actions.dtype.kind not in "iu":
+        raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
+    if games is None:
+        live_rows = (state.phase != PHASE_DONE).nonzero()[0]
+        live = live_rows
+    else:
+        games = np.asarray(games, dtype=np.intp)
+        live_rows = (state.phase[games] != PHASE_DONE).nonzero()[0]
+        live = games[live_rows]
+    chosen = actions[live_rows].astype(np.int64)
+    if live.size:
+        # A negative id wraps to a huge unsigned one: every id outside 0..41 shifts to bit 63.
+        shift = np.minimum(chosen.astype(np.uint64), np.uint64(63))
+        legal = (state.legal_bits[live] >> shift) & U64_1
+        if not all_set(legal):
+            bad = int((legal == 0).nonzero()[0][0])
+            raise IllegalActionError(illegal_message(state, int(live[bad]), int(chosen[bad])))
+    return live, chosen
+
+
+def illegal_message(state: State, game: int, action: int) -> str:
+    """The message of an illegal ``action`` in ``game``: the player, phase and legal actions."""
+    legal = [a for a in range(NUM_ACTIONS) if int(state.legal_bits[game]) >> a & 1]
+    name = action_name(action) if 0 <= action < NUM_ACTIONS else "not an action id"
+    return (
+        f"illegal action {action} ({name}) in game {game}: player "
+        f"{int(state.current_player[game])} is in phase {PHASE_NAMES[state.phase[game]]}; "
+        f"legal actions: {', '.join(f'{a} ({action_name(a)})' for a in legal)}"
+    )
+
+
+def playable(state: State, games: np.ndarray) -> np.ndarray:
+    """Cards playable now onto each game's top card (RULES.md §2)."""
+    tables = state.tables
+    return tables.playable[state.top_card[games], state.ordered_suit[games]]
+
+
+_TOP_SLOTS = NUM_CARDS + 1  # top cards, NO_CARD included
+
+
+def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
+    """42-bit masks of the legal actions of the player to act (RULES.md §4, §5, §6)."""
+    tables = state.tables
+    # (phase, top card): 1-D gathers cost a fraction of multi-dimensional indexing.
+    situation = state.phase[games].astype(np.intp) * _TOP_SLOTS + state.top_card[games]
+    hands, at = cells(state.hand, games, state.current_player[games])
+    cards = (
+        hands[at]
+        & tables.legal_by_situation.take(situation * 8 + (state.ordered_suit[games] & 7))
+        & tables.drawn_filter[state.drawn_card[games]]
+    )
+    key = tables.extra_base.take(situation)
+    np.add(key, 4, out=key, where=cards != U64_0)
+    if not tables.steal:
+        can_draw = (state.stock_size[games] > 0) | (state.discard_size[games] > 1)
+        np.add(key, 2, out=key, where=can_draw)
+    return cards | tables.extra_actions[key]
+
+
+def update_legal(state: State, games: np.ndarray) -> None:
+    """Recompute ``state.legal_bits`` of the live games among ``games``."""
+    live = games[state.phase[games] != PHASE_DONE]
+    state.legal_bits[live] = legal_bits(state, live)
+
+
+# --- sampling -------------------------------------------------------------------------------
+
+
+def _select_table(width: int) -> np.ndarray:
+    """[word * width + k] -> the k-th set bit of every ``width``-bit word."""
+    words = np.arange(1 << width, dtype=np.uint32)
+    bits = (words[:, None] >> np.arange(width, dtype=np.uint32)[None, :]) & 1
+    select = np.zeros((1 << width, width), dtype=np.intp)
+    rank = np.cumsum(bits, axis=1) - 1
+    word_index, position = np.nonzero(bits)
+    select[word_index, rank[word_index, position]] = position
+    return select.reshape(-1)
+
+
+# Actions are 42 bits: three 14-bit words; a table gives the k-th set bit of any word.
+_CHUNK = 14
+_CHUNK_MASK = np.uint64((1 << _CHUNK) - 1)
+_TWO_CHUNKS_MASK = np.uint64((1 << (2 * _CHUNK)) - 1)
+_CHUNK_SELECT = _select_table(_CHUNK)
+
+
+_FEW_GAMES = 4
+
+
+def _kth_bit(mask: int, k: int) -> int:
+    """The index of the k-th (from 0) set bit of a non-negative integer."""
+    for _ in range(k):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
+
+
+def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """A uniformly random legal action per game, from 42-bit masks and uniforms in [0, 1).
+
+    Picks the k-th legal action, k = floor(u * count): popcounts find the 14-bit word that
+    holds it and a table its bit in the word, with no (B, 42) array. Games with no legal
+    action get 0.
+    """
+    bits = np.asarray(legal_bits, dtype=np.uint64)
+    if bits.size <= _FEW_GAMES:  # a handful of games: plain integers beat a dozen array calls
+        return np.array(
+            [
+                _kth_bit(mask, int(u * mask.bit_count())) if mask else 0
+                for mask, u in zip(bits.tolist(), np.asarray(uniform).tolist(), strict=True)
+            ],
+            dtype=np.int64,
+        )
+    below_middle = np.bitwise_count(bits & _CHUNK_MASK)
+    below_high = np.bitwise_count(bits & _TWO_CHUNKS_MASK)
+    total = np.bitwise_count(bits)
+    rank = (np.asarray(uniform) * total).astype(np.intp)
+    in_middle, in_high = rank >= below_middle, rank >= below_high
+    shift = (in_middle.astype(np.intp) + in_high) * _CHUNK
+    word = ((bits >> shift.astype(np.uint64)) & _CHUNK_MASK).astype(np.intp)
+    rank -= np.where(in_high, below_high, np.where(in_middle, below_middle, 0))
+    return np.where(total > 0, _CHUNK_SELECT[word * _CHUNK + rank] + shift, 0).astype(np.int64)

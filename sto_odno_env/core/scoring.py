@@ -1,0 +1,132 @@
+"""Scores, eliminations, rankings and rewards (RULES.md §7, §8)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import NO_CARD, NUM_CARDS, PHASE_DONE
+from .bits import any_set
+from .state import NOBODY, State
+
+
+def hand_points(state: State, games: np.ndarray | None = None) -> np.ndarray:
+    """(n, P) int32: points of the cards each seat holds (RULES.md §7)."""
+    hands = state.hand if games is None else state.hand[games]
+    bits = np.unpackbits(
+        hands.view(np.uint8).reshape(*hands.shape, 8), axis=-1, count=NUM_CARDS, bitorder="little"
+    )
+    return bits.astype(np.int32) @ state.tables.points
+
+
+def ranking_keys(state: State, games: np.ndarray) -> np.ndarray:
+    """(n, P) sort keys, lower is better: players in by total, then the eliminated,
+    those eliminated later first, each group by total (RULES.md §7, §8)."""
+    eliminated = state.eliminated_round[games].astype(np.int64)
+    group = np.where(eliminated < 0, 0, 1 + (np.iinfo(np.int16).max - eliminated))
+    return group * (1 << 32) + state.totals[games].astype(np.int64) + (1 << 31)
+
+
+def match_rewards(keys: np.ndarray) -> np.ndarray:
+    """Zero-sum rewards from ranking keys: +1 for the best to −1 for the worst, linear in
+    the place; tied players share the mean of their places' rewards."""
+    _n, players = keys.shape
+    place_reward = np.linspace(1.0, -1.0, players)
+    better = (keys[:, None, :] < keys[:, :, None]).sum(axis=2)
+    ties = (keys[:, None, :] == keys[:, :, None]).sum(axis=2)
+    # Tied players occupy places better .. better + ties - 1: average their rewards.
+    cumulative = np.concatenate([[0.0], np.cumsum(place_reward)])
+    shared = (cumulative[better + ties] - cumulative[better]) / ties
+    return shared.astype(np.float32)
+
+
+def score_rounds(
+    state: State, games: np.ndarray, finisher: np.ndarray, last_card: np.ndarray, trace
+) -> np.ndarray:
+    """Score the ended rounds of ``games`` (RULES.md §7): the others' hand points (times a
+    last card's multiplier) and the finisher's bonus join the totals, a total at the target
+    resets, players over it go out and are paid. Returns where the match is over (§8)."""
+    tables = state.tables
+    seats = np.arange(state.players)
+    in_bits = state.in_match[games].astype(np.intp)
+    was_in = (in_bits[:, None] >> seats[None, :]) & 1 == 1
+    points = hand_points(state, games) * tables.bonus_multiplier[last_card][:, None]
+    is_finisher = seats[None, :] == finisher[:, None]
+    points = np.where(is_finisher, tables.bonus_points[last_card][:, None], points)
+    points = np.where(was_in, points, 0)
+    totals = state.totals[games] + points
+    if tables.reset_at_target:
+        totals = np.where(was_in & (totals == tables.target), 0, totals)
+    state.totals[games] = totals
+    state.round_points[games] += points
+    state.rounds_ended[games] += 1
+    going_out = was_in & (totals > tables.target)
+    eliminated_round = np.where(
+        going_out, state.round[games][:, None], state.eliminated_round[games]
+    )
+    state.eliminated_round[games] = eliminated_round
+    out_bits = (going_out.astype(np.intp) << seats[None, :]).sum(axis=1)
+    still_in = in_bits & ~out_bits
+    state.in_match[games] = still_in
+    state.last_finisher[games] = finisher
+    if tables.first_loser:
+        match_over = out_bits != 0
+    else:
+        match_over = np.bitwise_count(still_in.astype(np.uint8)) <= 1
+    if trace is not None:
+        for i, game in enumerate(games.tolist()):
+            now_out = [p for p in range(state.players) if not (still_in[i] >> p & 1)]
+            trace.emit(
+                game,
+                {
+                    "type": "round_end",
+                    "finisher": int(finisher[i]),
+                    "last_card": None if last_card[i] == NO_CARD else int(last_card[i]),
+                    "points": [
+                        int(points[i, p]) if was_in[i, p] else None for p in range(state.players)
+                    ],
+                    "totals": [int(t) for t in totals[i]],
+                    "out": now_out,
+                },
+            )
+    eliminations = going_out.any(axis=1) & ~match_over
+    if any_set(eliminations):
+        # An eliminated player's place is final: it is paid now, as it leaves.
+        paid = games[eliminations]
+        place_rewards = match_rewards(ranking_keys(state, paid))
+        state.rewards[paid] += np.where(going_out[eliminations], place_rewards, 0.0)
+    return match_over
+
+
+def end_match(state: State, games: np.ndarray, *, truncated: bool, trace) -> None:
+    """End the matches of ``games``: rank the players, pay the rewards (RULES.md §8)."""
+    keys = ranking_keys(state, games)
+    order = np.argsort(keys, axis=1, kind="stable").astype(np.int8)
+    state.ranking[games] = order
+    state.final_ranking[games] = order
+    state.final_totals[games] = state.totals[games]
+    if truncated:
+        state.truncated[games] = True
+        state.step_truncated[games] = True
+    else:
+        state.terminated[games] = True
+        state.step_terminated[games] = True
+        # Players eliminated in earlier rounds were paid when they went out.
+        eliminated = state.eliminated_round[games]
+        unpaid = (eliminated < 0) | (eliminated == state.round[games][:, None])
+        state.rewards[games] += np.where(unpaid, match_rewards(keys), 0.0)
+    state.scratch.matches_ended += games.size
+    state.phase[games] = PHASE_DONE
+    state.current_player[games] = NOBODY
+    state.legal_bits[games] = 0
+    state.matches_played[games] += 1
+    if trace is not None:
+        for i, game in enumerate(games.tolist()):
+            trace.emit(
+                game,
+                {
+                    "type": "match_end",
+                    "ranking": [int(p) for p in order[i]],
+                    "totals": [int(t) for t in state.totals[game]],
+                    "truncated": truncated,
+                },
+            )
