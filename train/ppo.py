@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -410,6 +411,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The config values given as flags (typed; a bad one raises ConfigError)."""
     values = {}
     for flag, (key, kind, _) in FLAGS.items():
         text = getattr(args, flag[2:].replace("-", "_"))
@@ -467,6 +469,8 @@ def run(trainer: Trainer, args: argparse.Namespace) -> dict[str, Any]:
     )
     interrupted = False
     latest: Evaluation | None = None
+    # A background run stopped with kill (SIGTERM) saves its checkpoint as Ctrl-C does.
+    previous_handler = signal.signal(signal.SIGTERM, _raise_interrupt)
     if trainer.update == 0 and config["eval_every_minutes"]:
         latest = _evaluate(trainer, writer, out, bar, args)
     try:
@@ -499,6 +503,7 @@ def run(trainer: Trainer, args: argparse.Namespace) -> dict[str, Any]:
         interrupted = True
         bar.write("interrupted: saving the last finished update")
     bar.close()
+    signal.signal(signal.SIGTERM, previous_handler)
     write_atomic(out / "checkpoint.pt", boundary)
     if (
         not interrupted
@@ -517,6 +522,10 @@ def run(trainer: Trainer, args: argparse.Namespace) -> dict[str, Any]:
     return summary
 
 
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def _evaluate(trainer: Trainer, writer, out: Path, bar, args) -> Evaluation:
     result = trainer.evaluate()
     row = trainer.evaluations[-1]
@@ -526,7 +535,7 @@ def _evaluate(trainer: Trainer, writer, out: Path, bar, args) -> Evaluation:
     if result.rate > trainer.best_rate:
         trainer.best_rate = result.rate
         write_atomic(out / "best.pt", trainer.policy_data())
-    _write_evaluations(out / "evaluations.csv", trainer.evaluations)
+    write_evaluations(out / "evaluations.csv", trainer.evaluations)
     line = (
         f"update {trainer.update} step {trainer.global_step:,} "
         f"({row['minutes']:.1f} min): {result.describe()}"
@@ -538,7 +547,8 @@ def _evaluate(trainer: Trainer, writer, out: Path, bar, args) -> Evaluation:
     return result
 
 
-def _write_evaluations(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_evaluations(path: Path, rows: list[dict[str, Any]]) -> None:
+    """``evaluations.csv``, written whole (temporary file, then rename)."""
     temporary = path.with_name(path.name + ".tmp")
     with temporary.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

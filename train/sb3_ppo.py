@@ -23,12 +23,13 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import torch
 
+from agents.checkpoint import SB3PolicyAgent
 from agents.registry import AgentError
 from agents.registry import load as load_agent
 from sto_odno_env.rules import RulesError, load_rules
 from train.config import ConfigError, load_config
 from train.evaluation import evaluate
-from train.ppo import FLAGS, flag_values
+from train.ppo import FLAGS, flag_values, write_evaluations
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -94,42 +95,72 @@ def main(argv: list[str] | None = None) -> int:
     )
     budget = config["minutes"] * 60 if config["minutes"] else float("inf")
     started = time.perf_counter()
+    name = config["eval_opponent"]
+    evaluator = load_agent(name, rules, config["players"])
+    rows: list[dict] = []
+
+    def evaluate_now(steps: int, training_seconds: float) -> str:
+        # The same duplicate deals as train/ppo.py, so the two curves compare.
+        result = evaluate(
+            SB3PolicyAgent(model),
+            evaluator,
+            name,
+            rules,
+            config["players"],
+            config["eval_matches"],
+            seed=config["seed"] + 100_003,
+        )
+        rows.append(
+            {
+                "update": len(rows),
+                "step": steps,
+                "minutes": round(training_seconds / 60, 3),
+                "opponent": result.opponent,
+                "matches": result.matches,
+                "rate": round(result.rate, 4),
+                "low": round(result.low, 4),
+                "high": round(result.high, 4),
+                "mean_reward": round(result.mean_reward, 4),
+            }
+        )
+        write_evaluations(out / "evaluations.csv", rows)
+        return result.describe()
 
     class Budget(BaseCallback):
-        """Stops at the wall-clock budget; prints progress every few rollouts."""
+        """Stops at the wall-clock budget; prints progress and evaluates periodically."""
+
+        evaluating = 0.0  # seconds spent evaluating, left out of the training minutes
+        last_eval = started
 
         def _on_step(self) -> bool:
-            return time.perf_counter() - started < budget
+            return time.perf_counter() - started - self.evaluating < budget
 
         def _on_rollout_end(self) -> None:
-            seconds = time.perf_counter() - started
-            print(
+            now = time.perf_counter()
+            seconds = now - started - self.evaluating
+            line = (
                 f"step {self.num_timesteps:,} ({seconds / 60:.1f} min, "
-                f"{self.num_timesteps / seconds:,.0f} steps/s)",
-                flush=True,
+                f"{self.num_timesteps / seconds:,.0f} steps/s)"
             )
+            every = 60 * config["eval_every_minutes"]
+            if every and now - self.last_eval >= every:
+                line += ": " + evaluate_now(self.num_timesteps, seconds)
+                self.last_eval = time.perf_counter()
+                self.evaluating += self.last_eval - now
+            print(line, flush=True)
 
+    callback = Budget()
     try:
-        model.learn(config["total_steps"], callback=Budget())
+        model.learn(config["total_steps"], callback=callback)
     except KeyboardInterrupt:
         print("interrupted: saving the model")
     model.save(out / "model.zip")
-    seconds = time.perf_counter() - started
-    agent = load_agent(str(out / "model.zip"), rules, config["players"])
-    name = config["eval_opponent"]
-    result = evaluate(
-        agent,
-        load_agent(name, rules, config["players"]),
-        name,
-        rules,
-        config["players"],
-        config["eval_matches"],
-        seed=config["seed"] + 100_003,
-    )
+    seconds = time.perf_counter() - started - callback.evaluating
+    load_agent(str(out / "model.zip"), rules, config["players"])  # the zip loads back
     print(
         f"{model.num_timesteps:,} steps in {seconds / 60:.1f} min "
-        f"({model.num_timesteps / seconds:,.0f} steps/s); {result.describe()}; "
-        f"saved {out / 'model.zip'}"
+        f"({model.num_timesteps / seconds:,.0f} steps/s); "
+        f"{evaluate_now(model.num_timesteps, seconds)}; saved {out / 'model.zip'}"
     )
     return 0
 
