@@ -57,28 +57,13 @@ from pettingzoo.utils import wrappers
 from . import engine, rng
 from .cards import NUM_ACTIONS, action_name
 from .engine import IllegalActionError
-from .observation import LAYOUT, NUM_FLAGS, OBS_SIZE, observe_one
+from .observation import observation_space, observe_one
 from .render import RecentMoves, render_game
 from .rules import Rules, load_rules
 
 ENV_NAME = "sto_odno_v0"
 REWARDS = ("match", "round")
 ILLEGAL = ("raise", "penalize")
-
-
-def observation_space() -> spaces.Dict:
-    """The observation space shared by every seat (see the module docstring)."""
-    low = np.zeros(OBS_SIZE, dtype=np.float32)
-    high = np.ones(OBS_SIZE, dtype=np.float32)
-    high[NUM_FLAGS:] = np.inf  # sizes and totals, scaled but unbounded
-    for name in ("others_total", "own_total"):
-        low[LAYOUT[name]] = -np.inf  # finish bonuses can take a total below zero
-    return spaces.Dict(
-        {
-            "observation": spaces.Box(low=low, high=high, dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
-        }
-    )
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):

@@ -32,13 +32,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .aec import observation_space as _dict_space
 from .cards import NUM_ACTIONS
-from .learner import LearnerGames
+from .learner import LearnerGames, learner_games
+from .observation import observation_space
 from .policy import resolve_opponents
 from .render import render_game
 from .rules import Rules
-from .sharded import learner_games
 
 
 def check_num_envs(num_envs: Any) -> int:
@@ -50,7 +49,7 @@ def check_num_envs(num_envs: Any) -> int:
 
 def learner_observation_space() -> spaces.Box:
     """The Box of one learner observation (the AEC env's ``observation`` entry)."""
-    return _dict_space()["observation"]
+    return observation_space()["observation"]
 
 
 class StoOdnoEnv(gymnasium.Env):

@@ -361,3 +361,21 @@ class LearnerGames:
         self.learner[:] = arrays["learner"]
         self._episode_reward[:] = arrays["episode_reward"]
         self._autoplay_cache = None
+
+
+def check_workers(workers: Any) -> None:
+    """Refuse a worker count that is not a positive integer (``True`` and ``1.0`` too)."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+
+
+def learner_games(workers: int = 1, **settings: Any) -> Any:
+    """One process's :class:`LearnerGames` (``workers=1``), or
+    :class:`~sto_odno_env.sharded.ShardedLearnerGames` stepping the games in ``workers``
+    processes; ``settings`` are their keyword arguments."""
+    check_workers(workers)
+    if workers == 1:
+        return LearnerGames(**settings)
+    from .sharded import ShardedLearnerGames  # the multiprocessing module, only when asked
+
+    return ShardedLearnerGames(workers=workers, **settings)

@@ -37,8 +37,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from gymnasium import spaces
 
-from .cards import NUM_CARDS, NUM_SUITS
+from .cards import NUM_ACTIONS, NUM_CARDS, NUM_SUITS
 from .engine import AFTER_DRAW, State
 from .rules import MAX_PLAYERS
 
@@ -380,3 +381,20 @@ class ObservationView:
     @property
     def own_total(self) -> np.ndarray:
         return np.rint(self.field("own_total")[:, 0] * self.target).astype(np.int64)
+
+
+def observation_space() -> spaces.Dict:
+    """The observation space of every seat: the observation vector (``Box``) and the
+    legal-action mask (the PettingZoo env's per-agent space; the Gymnasium envs use the
+    ``"observation"`` entry)."""
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    high[NUM_FLAGS:] = np.inf  # sizes and totals, scaled but unbounded
+    for name in ("others_total", "own_total"):
+        low[LAYOUT[name]] = -np.inf  # finish bonuses can take a total below zero
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        }
+    )

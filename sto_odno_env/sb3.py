@@ -23,9 +23,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from .cards import NUM_ACTIONS
 from .gym_env import check_num_envs, learner_observation_space
+from .learner import learner_games
 from .policy import resolve_opponents
 from .rules import Rules
-from .sharded import learner_games
 
 
 class StoOdnoVecEnv(VecEnv):

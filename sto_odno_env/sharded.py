@@ -27,7 +27,7 @@ import numpy as np
 
 from . import engine, rng
 from .cards import NUM_ACTIONS, action_name
-from .learner import LearnerGames
+from .learner import LearnerGames, check_workers
 from .observation import OBS_SIZE
 from .rules import Rules, load_rules
 
@@ -50,11 +50,6 @@ def _views(raw: dict[str, Any], batch: int) -> dict[str, np.ndarray]:
         name: np.frombuffer(raw[name], dtype=dtype).reshape(batch, *shape)
         for name, shape, dtype in _BUFFERS
     }
-
-
-def _check_workers(workers: Any) -> None:
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
 
 
 class WorkerError(RuntimeError):
@@ -116,7 +111,7 @@ class ShardedLearnerGames:
         workers: int = 2,
         start_method: str = "spawn",
     ):
-        _check_workers(workers)
+        check_workers(workers)
         if workers > batch:
             raise ValueError(f"workers={workers} is more than the {batch} games to share")
         self.rules = load_rules(rules)
@@ -289,11 +284,3 @@ class ShardedLearnerGames:
     def __del__(self) -> None:
         if not getattr(self, "_closed", True):
             self.close()
-
-
-def learner_games(workers: int = 1, **settings: Any) -> LearnerGames | ShardedLearnerGames:
-    """One process's :class:`LearnerGames` (``workers=1``) or the sharded version."""
-    _check_workers(workers)
-    if workers == 1:
-        return LearnerGames(**settings)
-    return ShardedLearnerGames(workers=workers, **settings)
