@@ -11,7 +11,9 @@ A thin layer over the batched engine (:mod:`sto_odno_env.engine`) with a batch o
 
 **Keyword arguments.** ``rules`` (preset name, YAML path or :class:`Rules`, default
 ``"classic"``), ``players`` (2–6, default 2), ``render_mode`` (None, ``"ansi"``,
-``"human"``), ``reward`` (``"match"`` or ``"round"``), ``illegal_action`` (``"raise"`` or
+``"human"``, ``"rgb_array"``: a picture of the table with every hand face up, from
+:mod:`sto_odno_env.picture`),
+``reward`` (``"match"`` or ``"round"``), ``illegal_action`` (``"raise"`` or
 ``"penalize"``), ``record`` (keep the match's record events: ``env.unwrapped.record()``).
 ``reset(options={"state": state})`` starts from a given engine state of one game.
 
@@ -106,7 +108,7 @@ class raw_env(AECEnv, EzPickle):
     """The unwrapped ``sto_odno_v0`` AEC env (see the module docstring)."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": ENV_NAME,
         "is_parallelizable": False,
         "render_fps": 1,
@@ -160,7 +162,8 @@ class raw_env(AECEnv, EzPickle):
     def _new_trace(self):
         if self.record_events:
             return engine.Trace(1)
-        return RecentMoves() if self.render_mode is not None else None
+        # the text modes list the last moves; a picture does not (and costs no trace)
+        return RecentMoves() if self.render_mode in ("ansi", "human") else None
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a match. ``reset(seed=S)`` plays the game ``engine.init(..., seed=S)`` plays.
@@ -373,12 +376,16 @@ class raw_env(AECEnv, EzPickle):
 
     # --- rendering --------------------------------------------------------------------------
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode; nothing to draw")
             return None
+        if self.render_mode == "rgb_array":
+            from .picture import table_rgb  # Pillow, imported only when a picture is drawn
+
+            return table_rgb(self._game, 0, names=self.possible_agents)
         moves = (
             self._moves.moves
             if isinstance(self._moves, RecentMoves)

@@ -55,7 +55,7 @@ def learner_observation_space() -> spaces.Box:
 class StoOdnoEnv(gymnasium.Env):
     """Single-agent 101: the learner's seat against opponent policies (see module doc)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -118,10 +118,16 @@ class StoOdnoEnv(gymnasium.Env):
         """(42,) bool legal actions of the learner (sb3-contrib's MaskablePPO)."""
         return self.games.masks()[0].astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learner sees it: text (``"ansi"``, ``"human"``) or an
+        ``(H, W, 3)`` uint8 picture (``"rgb_array"``, :mod:`sto_odno_env.picture`)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
+        if self.render_mode == "rgb_array":
+            from .picture import table_rgb  # Pillow, imported only when a picture is drawn
+
+            return table_rgb(self.games.state, 0, view=int(self.games.learner[0]))
         text = render_game(self.games.state, 0, show_seat=int(self.games.learner[0]))
         if self.render_mode == "human":
             print(text + "\n")
