@@ -1,0 +1,59 @@
+"""Ship a trained policy: ``python train/ship.py RUN_DIR NAME [--which best|latest]``.
+
+Copies the run's policy (``best.pt``, the best evaluated, or ``policy.pt``, the latest)
+into ``agents/policies/NAME.pt`` without the training state (weights and what they were
+trained for only), with the run's config as ``NAME.yaml`` and its training summary and
+evaluations as ``NAME.json`` beside it. ``agents.load(NAME)`` then plays it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import yaml
+
+from agents.checkpoint import CheckpointError, read, write_atomic
+from agents.registry import POLICY_DIR
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python train/ship.py", description=__doc__)
+    parser.add_argument("run", help="a train/ppo.py output directory")
+    parser.add_argument("name", help="the policy's name, e.g. ppo-classic-2p")
+    parser.add_argument("--which", choices=("best", "latest"), default="best")
+    args = parser.parse_args(argv)
+    run = Path(args.run)
+    source = run / ("best.pt" if args.which == "best" else "policy.pt")
+    try:
+        policy = read(source)
+        checkpoint = read(run / "checkpoint.pt")
+    except CheckpointError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    policy.pop("training", None)
+    POLICY_DIR.mkdir(parents=True, exist_ok=True)
+    write_atomic(POLICY_DIR / f"{args.name}.pt", policy)
+    config = json.loads(checkpoint["training"]["config"])
+    (POLICY_DIR / f"{args.name}.yaml").write_text(
+        f"# train/ppo.py config of {args.name} (from {run.name})\n"
+        + yaml.safe_dump(config, sort_keys=False)
+    )
+    with (run / "evaluations.csv").open() as handle:
+        evaluations = list(csv.DictReader(handle))
+    summary = json.loads((run / "summary.json").read_text())
+    record = {"name": args.name, "source": source.name, "summary": summary,
+              "evaluations": evaluations}  # fmt: skip
+    (POLICY_DIR / f"{args.name}.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(f"shipped {source} as {POLICY_DIR / (args.name + '.pt')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
