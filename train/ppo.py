@@ -338,6 +338,9 @@ class Trainer:
             self.actor.load_state_dict(data["state_dict"])
             self.critic.load_state_dict(training["critic"])
             self.optimizer.load_state_dict(training["optimizer"])
+            # The saved learning rate came with the optimiser; the config's is the one asked
+            # for (the same unless the resumed run overrides learning_rate).
+            self.optimizer.param_groups[0]["lr"] = self.config["learning_rate"]
             self.league.set_state(training["league"])
             games = {name: _array(value) for name, value in training["games"].items()}
             self.games.set_state(games)
@@ -469,8 +472,12 @@ def run(trainer: Trainer, args: argparse.Namespace) -> dict[str, Any]:
     )
     interrupted = False
     latest: Evaluation | None = None
-    # A background run stopped with kill (SIGTERM) saves its checkpoint as Ctrl-C does.
-    previous_handler = signal.signal(signal.SIGTERM, _raise_interrupt)
+    # Ctrl-C and kill (SIGTERM) both save the checkpoint; a shell starts background jobs
+    # with SIGINT ignored, so the usual handler is put back for this loop.
+    previous_handlers = {
+        number: signal.signal(number, _raise_interrupt)
+        for number in (signal.SIGINT, signal.SIGTERM)
+    }
     if trainer.update == 0 and config["eval_every_minutes"]:
         latest = _evaluate(trainer, writer, out, bar, args)
     try:
@@ -503,7 +510,8 @@ def run(trainer: Trainer, args: argparse.Namespace) -> dict[str, Any]:
         interrupted = True
         bar.write("interrupted: saving the last finished update")
     bar.close()
-    signal.signal(signal.SIGTERM, previous_handler)
+    for number, handler in previous_handlers.items():
+        signal.signal(number, handler)
     write_atomic(out / "checkpoint.pt", boundary)
     if (
         not interrupted
