@@ -13,8 +13,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sto_odno_env.cards import DRAW, NUM_ACTIONS, NUM_CARDS, NUM_SUITS, ORDER_BASE, PASS
-from sto_odno_env.engine import AFTER_DRAW, COVER, PLAY, RESPOND
+from sto_odno_env.cards import (
+    DRAW,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    NUM_SUITS,
+    ORDER_BASE,
+    PASS,
+    PHASE_AFTER_DRAW,
+    PHASE_COVER,
+    PHASE_PLAY,
+    PHASE_RESPOND,
+)
 from sto_odno_env.policy import BasePolicy, RandomPolicy
 from sto_odno_env.rules import Rules, load_rules
 from sto_odno_env.tables import CARD_BIT
@@ -208,13 +218,13 @@ class ExpertAgent(BasePolicy):
         )
         # Draw and pass only when nothing better exists.
         draw_score = np.full(n, w.draw - self.mean_points, dtype=np.float32)
-        draw_score[phase == COVER] = 0.0  # the only way to cover
-        respond = phase == RESPOND
+        draw_score[phase == PHASE_COVER] = 0.0  # the only way to cover
+        respond = phase == PHASE_RESPOND
         draw_score[respond] = -self.mean_points * view.pending[respond]
         scores[:, DRAW] = draw_score
         pass_score = np.full(n, -10.0, dtype=np.float32)
-        pass_score[phase == AFTER_DRAW] = w.pass_after_draw
-        pass_score[phase == PLAY] = -30.0
+        pass_score[phase == PHASE_AFTER_DRAW] = w.pass_after_draw
+        pass_score[phase == PHASE_PLAY] = -30.0
         scores[:, PASS] = pass_score
         return _choose(scores, masks)
 

@@ -39,8 +39,8 @@ from functools import lru_cache
 import numpy as np
 from gymnasium import spaces
 
-from .cards import NUM_ACTIONS, NUM_CARDS, NUM_SUITS
-from .engine import AFTER_DRAW, State
+from .cards import NUM_ACTIONS, NUM_CARDS, NUM_SUITS, PHASE_AFTER_DRAW
+from .engine import State
 from .rules import MAX_PLAYERS
 
 NUM_PHASES = 5
@@ -199,7 +199,7 @@ def observe(
     phase = rows(state.phase)
     local = np.arange(B)
 
-    visible = (phase == AFTER_DRAW) & (current == seat)  # the drawer sees its card
+    visible = (phase == PHASE_AFTER_DRAW) & (current == seat)  # the drawer sees its card
     drawn = np.where(visible, rows(state.drawn_card), _NO_DRAWN)
     top_suit = rows(state.top_card).astype(np.intp) * _SUITS_SLOTS + (
         rows(state.ordered_suit) % _SUITS_SLOTS
@@ -264,7 +264,7 @@ def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
         raise ValueError(f"seat must be in 0..{P - 1}, got {seat}")
     current = int(state.current_player[game])
     phase = int(state.phase[game])
-    visible = phase == AFTER_DRAW and current == seat
+    visible = phase == PHASE_AFTER_DRAW and current == seat
     drawn = int(state.drawn_card[game]) if visible else _NO_DRAWN
     top_suit = _TOP_SUIT_INTS[
         int(state.top_card[game]) * _SUITS_SLOTS + int(state.ordered_suit[game]) % _SUITS_SLOTS
