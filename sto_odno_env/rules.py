@@ -41,6 +41,18 @@ AFTER_DRAW_RULES = ("drawn_card", "any_card")
 RESHUFFLES = ("shuffle", "flip")
 EMPTY_STOCK = ("skip", "steal")
 MATCH_ENDS = ("last_survivor", "first_loser")
+MULTIPLIER_SCOPES = ("round", "total")
+LEFTOVER_BONUSES = ("ordinary", "subtract", "single_adds")
+
+# The variant switches of RULES.md §12: optional keys, each off by default, so a rule set
+# (or a record) that leaves them out plays exactly as before. ``to_dict`` lists a switch
+# only where it differs from its default.
+SWITCH_DEFAULTS: dict[str, Any] = {
+    "holder_wins": (),
+    "multiplier_scope": "round",
+    "bonus_combo": False,
+    "leftover_bonus": "ordinary",
+}
 
 
 class RulesError(ValueError):
@@ -92,12 +104,17 @@ class Rules:
     stacking: bool
     last_card_effects: bool
     cover_can_finish: bool
-    points: Mapping[str, int]
+    points: Mapping[str, int | tuple[int, int]]
     finish_bonus: Mapping[str, Bonus]
     target: int
     reset_at_target: bool
     match_end: str
     max_turns: int
+    # §12 switches (see SWITCH_DEFAULTS)
+    holder_wins: tuple[str, ...] = ()
+    multiplier_scope: str = "round"
+    bonus_combo: bool = False
+    leftover_bonus: str = "ordinary"
 
     # --- construction -------------------------------------------------------------------
 
@@ -165,8 +182,9 @@ class Rules:
     # --- export -------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The full rule set as plain data, every key present (the record's ``rules``)."""
-        return {
+        """The full rule set as plain data (the record's ``rules``): every key of §11, and
+        each §12 switch that is not at its default (so earlier records keep their form)."""
+        data = {
             "name": self.name,
             "players": list(self.players),
             "hand_size": self.hand_size,
@@ -180,13 +198,21 @@ class Rules:
             "stacking": self.stacking,
             "last_card_effects": self.last_card_effects,
             "cover_can_finish": self.cover_can_finish,
-            "points": dict(self.points),
+            "points": {
+                key: list(value) if isinstance(value, tuple) else value
+                for key, value in self.points.items()
+            },
             "finish_bonus": {key: dataclasses.asdict(b) for key, b in self.finish_bonus.items()},
             "target": self.target,
             "reset_at_target": self.reset_at_target,
             "match_end": self.match_end,
             "max_turns": self.max_turns,
         }
+        for key, default in SWITCH_DEFAULTS.items():
+            value = getattr(self, key)
+            if value != default:
+                data[key] = list(value) if isinstance(value, tuple) else value
+        return data
 
     def to_yaml(self) -> str:
         """The rule set as YAML text that :meth:`from_yaml` reads back."""
@@ -215,8 +241,26 @@ class Rules:
         return self.finish_bonus.get(RANK_NAMES[rank_of(card)], Bonus())
 
     def points_of(self, card: int) -> int:
-        """The points a card in hand scores at round end."""
-        return self.points[RANK_NAMES[rank_of(card)]]
+        """The points a card in hand scores at round end (``high`` of a ``[low, high]``
+        pair: its value unless the holder would pass the target, §12)."""
+        return self.points_range(card)[1]
+
+    def points_range(self, card: int) -> tuple[int, int]:
+        """``(low, high)`` points of a card in hand; ``low == high`` for a single value."""
+        value = self.points[RANK_NAMES[rank_of(card)]]
+        return value if isinstance(value, tuple) else (value, value)
+
+    def has_bonus(self, card: int) -> bool:
+        """Whether a card has a finish_bonus entry (a bonus card of §12, even ``{}``)."""
+        return card_name(card) in self.finish_bonus or RANK_NAMES[rank_of(card)] in (
+            self.finish_bonus
+        )
+
+    def holds_to_win(self, card: int) -> bool:
+        """Whether holding ``card`` at a round's end scores 0 (``holder_wins``, §12)."""
+        return card_name(card) in self.holder_wins or RANK_NAMES[rank_of(card)] in (
+            self.holder_wins
+        )
 
     def check_players(self, players: int) -> None:
         """Raise a RulesError unless ``players`` is allowed by this rule set."""
@@ -231,6 +275,7 @@ class Rules:
 # --- validation ---------------------------------------------------------------------------
 
 _TOP_LEVEL = tuple(field.name for field in dataclasses.fields(Rules))
+_REQUIRED = tuple(key for key in _TOP_LEVEL if key not in SWITCH_DEFAULTS)
 
 
 def _plain(value: Any) -> Any:
@@ -326,7 +371,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     unknown = [key for key in data if key not in _TOP_LEVEL]
     if unknown:
         raise RulesError(f"unknown key {unknown[0]!r}; allowed: {', '.join(_TOP_LEVEL)} (and base)")
-    missing = [key for key in _TOP_LEVEL if key not in data]
+    missing = [key for key in _REQUIRED if key not in data]
     if missing:
         raise RulesError(
             f"missing key {missing[0]!r}; a rule set needs every key of RULES.md §11 "
@@ -393,7 +438,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     points = {}
     for key, value in points_in.items():
         canonical = _canonical_key(key, "points", allow_cards=False)
-        points[canonical] = _expect_int(value, f"points.{canonical}")
+        points[canonical] = _points_value(value, f"points.{canonical}")
     absent = [rank for rank in RANK_NAMES if rank not in points]
     if absent:
         raise RulesError(
@@ -414,7 +459,54 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     out["reset_at_target"] = _expect_bool(data["reset_at_target"], "reset_at_target")
     out["match_end"] = _expect_choice(data["match_end"], "match_end", MATCH_ENDS)
     out["max_turns"] = _expect_int(data["max_turns"], "max_turns", minimum=1)
+    _validate_switches(data, out)
     return out
+
+
+def _points_value(value: Any, path: str) -> int | tuple[int, int]:
+    """An integer, or a pair ``[low, high]`` of integers with low <= high (§12)."""
+    if isinstance(value, list | tuple):
+        if len(value) != 2 or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+            raise RulesError(
+                f"{path}: {list(value)!r} is not allowed; allowed: an integer or a pair "
+                "[low, high] of integers (e.g. [1, 11])"
+            )
+        low, high = value
+        if low > high:
+            raise RulesError(
+                f"{path}: {list(value)!r} has low > high; allowed: a pair [low, high] with "
+                "low <= high"
+            )
+        return (low, high) if low != high else low
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(
+            f"{path}: {value!r} is not an integer; allowed: an integer or a pair "
+            "[low, high] of integers"
+        )
+    return value
+
+
+def _validate_switches(data: dict[str, Any], out: dict[str, Any]) -> None:
+    """The optional §12 switches, each at its default when absent."""
+    value = data.get("holder_wins", ())
+    if not isinstance(value, list | tuple):
+        raise RulesError(
+            f"holder_wins: {value!r} is not a list; allowed: a list of cards or ranks, e.g. [Q♥]"
+        )
+    holders: list[str] = []
+    for key in value:
+        canonical = _canonical_key(key, "holder_wins")
+        if canonical in holders:
+            raise RulesError(f"holder_wins: {key!r} repeats {canonical!r}")
+        holders.append(canonical)
+    out["holder_wins"] = tuple(holders)
+    out["multiplier_scope"] = _expect_choice(
+        data.get("multiplier_scope", "round"), "multiplier_scope", MULTIPLIER_SCOPES
+    )
+    out["bonus_combo"] = _expect_bool(data.get("bonus_combo", False), "bonus_combo")
+    out["leftover_bonus"] = _expect_choice(
+        data.get("leftover_bonus", "ordinary"), "leftover_bonus", LEFTOVER_BONUSES
+    )
 
 
 def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
@@ -472,11 +564,14 @@ __all__ = [
     "AFTER_DRAW_RULES",
     "DRAW_RULES",
     "EMPTY_STOCK",
+    "LEFTOVER_BONUSES",
     "MATCH_ENDS",
+    "MULTIPLIER_SCOPES",
     "OPENINGS",
     "PRESETS",
     "RESHUFFLES",
     "SUIT_SYMBOLS",
+    "SWITCH_DEFAULTS",
     "Bonus",
     "Effect",
     "Rules",

@@ -83,6 +83,12 @@ class RuleTables:
     cover_can_finish: bool
     reset_at_target: bool
     first_loser: bool
+    # §12 scoring switches. ``scoring_extras`` is False when all are off: the round end then
+    # takes the plain path of RULES.md §7 and none of the tables below is read.
+    scoring_extras: bool
+    points_low: np.ndarray  # (36,) int32: ``low`` of a [low, high] pair, else = points
+    pair_cards: np.ndarray  # (K,) intp: cards with low < high, largest high - low first
+    pair_savings: np.ndarray  # (K,) int32: their high - low
 
 
 @lru_cache(maxsize=64)
@@ -123,6 +129,12 @@ def compile_rules(rules: Rules) -> RuleTables:
         drawn_filter = CARD_BIT.copy()
         drawn_filter[NO_CARD] = ALL_CARDS  # outside AFTER_DRAW nothing is drawn
 
+    points = np.array([rules.points_of(c) for c in range(NUM_CARDS)], dtype=np.int32)
+    points_low = np.array([rules.points_range(c)[0] for c in range(NUM_CARDS)], np.int32)
+    savings = points - points_low
+    # Stable: equal savings keep id order (only the sums matter).
+    pair_cards = np.argsort(-savings, kind="stable")[: int((savings > 0).sum())].astype(np.intp)
+
     return RuleTables(
         rules=rules,
         draw=per_card((e.draw for e in effects), np.int16, 0),
@@ -138,7 +150,7 @@ def compile_rules(rules: Rules) -> RuleTables:
             PHASE_PLAY,
         ),
         passes_turn=per_card((not (e.order_suit or e.cover) for e in effects), bool, True),
-        points=np.array([rules.points_of(c) for c in range(NUM_CARDS)], dtype=np.int32),
+        points=points,
         bonus_points=per_card((b.points for b in bonuses), np.int32, 0),
         bonus_multiplier=per_card((b.multiplier for b in bonuses), np.int32, 1),
         playable=playable,
@@ -162,6 +174,10 @@ def compile_rules(rules: Rules) -> RuleTables:
         cover_can_finish=rules.cover_can_finish,
         reset_at_target=rules.reset_at_target,
         first_loser=rules.match_end == "first_loser",
+        scoring_extras=bool(pair_cards.size),
+        points_low=points_low,
+        pair_cards=pair_cards,
+        pair_savings=(points[pair_cards] - points_low[pair_cards]).astype(np.int32),
     )
 
 

@@ -39,6 +39,61 @@ def match_rewards(keys: np.ndarray) -> np.ndarray:
     return shared.astype(np.float32)
 
 
+def _choose_pairs(tables, bits: np.ndarray, points: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """Points of hands holding ``[low, high]`` cards (RULES.md §12): all count high; as
+    many as needed count low, the largest ``high - low`` first, so that ``old + points``
+    does not pass the target (all low if even that passes); under reset_at_target any
+    choice of low cards that lands exactly on the target comes first. ``bits`` (n, P, 36)
+    are the cards that score as ordinary cards, ``points`` (n, P) their points at high."""
+    held = bits[..., tables.pair_cards]  # (n, P, K), the largest saving first
+    saved = np.cumsum(held * tables.pair_savings, axis=-1)
+    options = np.concatenate([points[..., None], points[..., None] - saved], axis=-1)
+    valid = np.concatenate([np.ones_like(held[..., :1]), held], axis=-1) != 0
+    landing = old[..., None] + options
+    fits = valid & (landing <= tables.target)
+    # No fitting choice: all low, the last option (its value whatever the last card held).
+    choice = np.where(fits.any(axis=-1), fits.argmax(axis=-1), options.shape[-1] - 1)
+    chosen = np.take_along_axis(options, choice[..., None], axis=-1)[..., 0]
+    if tables.reset_at_target:
+        # Any set of the held pair cards whose savings add up to exactly the excess lands
+        # on the target (a subset sum over the few pair cards held).
+        excess = old + points - tables.target
+        reach = np.zeros((*points.shape, int(tables.pair_savings.sum()) + 1), dtype=bool)
+        reach[..., 0] = True
+        for j, saving in enumerate(tables.pair_savings.tolist()):
+            shifted = np.zeros_like(reach)
+            shifted[..., saving:] = reach[..., :-saving]
+            reach |= shifted & (held[..., j, None] != 0)
+        inside = (excess >= 0) & (excess < reach.shape[-1])
+        index = np.clip(excess, 0, reach.shape[-1] - 1)[..., None]
+        exact = inside & np.take_along_axis(reach, index, axis=-1)[..., 0]
+        chosen = np.where(exact, points - excess, chosen)
+    return chosen
+
+
+def _points_with_switches(
+    state: State, games: np.ndarray, finisher: np.ndarray, last_card: np.ndarray, was_in
+) -> np.ndarray:
+    """(n, P) round points under the scoring switches of RULES.md §12 (the plain path of
+    §7 is in :func:`score_rounds`; this one runs only when a switch is on)."""
+    tables = state.tables
+    seats = np.arange(state.players)
+    old = state.totals[games]
+    hands = state.hand[games]
+    bits = np.unpackbits(
+        hands.view(np.uint8).reshape(*hands.shape, 8), axis=-1, count=NUM_CARDS, bitorder="little"
+    ).astype(np.int32)
+    points = bits @ tables.points
+    if tables.pair_cards.size:
+        points = _choose_pairs(tables, bits, points, old)
+    multiplier = tables.bonus_multiplier[last_card][:, None]
+    bonus = tables.bonus_points[last_card]
+    points = points * multiplier
+    is_finisher = seats[None, :] == finisher[:, None]
+    points = np.where(is_finisher, bonus[:, None], points)
+    return np.where(was_in, points, 0)
+
+
 def score_rounds(
     state: State, games: np.ndarray, finisher: np.ndarray, last_card: np.ndarray, trace
 ) -> np.ndarray:
@@ -49,10 +104,13 @@ def score_rounds(
     seats = np.arange(state.players)
     in_bits = state.in_match[games].astype(np.intp)
     was_in = (in_bits[:, None] >> seats[None, :]) & 1 == 1
-    points = hand_points(state, games) * tables.bonus_multiplier[last_card][:, None]
-    is_finisher = seats[None, :] == finisher[:, None]
-    points = np.where(is_finisher, tables.bonus_points[last_card][:, None], points)
-    points = np.where(was_in, points, 0)
+    if tables.scoring_extras:
+        points = _points_with_switches(state, games, finisher, last_card, was_in)
+    else:
+        points = hand_points(state, games) * tables.bonus_multiplier[last_card][:, None]
+        is_finisher = seats[None, :] == finisher[:, None]
+        points = np.where(is_finisher, tables.bonus_points[last_card][:, None], points)
+        points = np.where(was_in, points, 0)
     totals = state.totals[games] + points
     if tables.reset_at_target:
         totals = np.where(was_in & (totals == tables.target), 0, totals)

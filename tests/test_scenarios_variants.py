@@ -1,0 +1,175 @@
+"""Scenario tests for the variant switches of RULES.md §12 (docs/rules.md "Variant
+switches"). Each test plays one hand-made deal with the switch on and with it off.
+
+Rounds are kept short with ``hand_size=2`` as in test_scenarios_scoring.py: seat 0 plays
+9♣ onto 10♣, seat 1 cannot follow and is forced to draw and pass, seat 0 plays its last card.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from scenario_helpers import card
+
+from sto_odno_env.record import play_random_matches, write_records
+from sto_odno_env.replay import replay
+from sto_odno_env.rules import PRESETS, SWITCH_DEFAULTS, Rules, RulesError
+from sto_odno_env.scenario import Game
+
+
+def preload(game: Game, totals: list[int]) -> None:
+    """Totals as if earlier rounds had scored them."""
+    game.state.totals[0] = totals
+
+
+def round_end(game: Game) -> tuple:
+    end = game.last("round_end")
+    return end["points"], end["totals"], end["out"]
+
+
+def with_points(preset: str, **pairs) -> dict:
+    """The preset's points with some ranks replaced (``A=[1, 11]``)."""
+    points = {
+        rank: list(v) if isinstance(v, tuple) else v
+        for rank, v in Rules.preset(preset).points.items()
+    }
+    points.update(pairs)
+    return points
+
+
+def duel(rules: str | Rules, last: str, held: str = "A♦", drawn: str = "K♥", **changes) -> Game:
+    """Seat 0 plays 9♣ onto 10♣; seat 1 (``held``) is forced to draw ``drawn`` and pass;
+    seat 0 plays ``last`` and ends the round."""
+    game = Game(
+        rules,
+        hand_size=2,
+        dealer=1,
+        hands={0: f"9♣ {last}", 1: held},
+        opening="10♣",
+        stock=f"{drawn} J♥ 6♥",
+        **changes,
+    )
+    return game
+
+
+def finish(game: Game, last: str, totals: list[int] | None = None) -> tuple:
+    if totals is not None:
+        preload(game, totals)
+    game.play("9♣")
+    game.play(last)
+    return round_end(game)
+
+
+# --- points pairs [low, high] (ace 1/11) --------------------------------------------------
+
+
+ACE = {"A": [1, 11]}
+
+
+@pytest.mark.parametrize(
+    ("before", "on", "off"),
+    [
+        (80, ([0, 15], [0, 95], []), ([0, 15], [0, 95], [])),  # high fits
+        (90, ([0, 5], [0, 95], []), ([0, 15], [0, 105], [1])),  # the ace counts 1
+        (100, ([0, 5], [0, 105], [1]), ([0, 15], [0, 115], [1])),  # all low still passes
+        (86, ([0, 15], [0, 0], []), ([0, 15], [0, 0], [])),  # high lands on 101: reset
+    ],
+)
+def test_ace_counts_low_only_when_high_would_pass_the_target(before, on, off):
+    """§12 points pairs: seat 1 ends with A♦ K♥ (A [1, 11], K 4)."""
+    switched = duel("classic", "9♦", points=with_points("classic", **ACE))
+    plain = duel("classic", "9♦")
+    assert finish(switched, "9♦", [0, before]) == on
+    assert finish(plain, "9♦", [0, before]) == off
+
+
+def test_pair_choice_landing_on_the_target_comes_first_under_reset_at_target():
+    """§12: K [1, 4] and A [1, 11]; seat 1 at 89 holds A♦ K♥ (15 at high: 104 passes).
+    The largest saving first (the ace low) gives 94; but the king low alone lands on 101,
+    and under reset_at_target that choice comes first: the total resets to 0."""
+    points = with_points("classic", K=[1, 4], **ACE)
+    reset = duel("classic", "9♦", points=points)
+    assert finish(reset, "9♦", [0, 89]) == ([0, 12], [0, 0], [])
+    no_reset = duel("classic", "9♦", points=points, reset_at_target=False)
+    assert finish(no_reset, "9♦", [0, 89]) == ([0, 5], [0, 94], [])
+
+
+def test_pair_choice_is_made_before_the_multiplier():
+    """§12: the choice uses the hand's points before a last card's multiplier: seat 1 at 90
+    with A♦ K♥ counts the ace 1 (90 + 5 <= 101), then 5 × 2 = 10 join its total."""
+    encyclopedia = Rules.preset("encyclopedia")
+    rules = encyclopedia.replace(
+        points=with_points("encyclopedia", **ACE), opening="dealer_blind", draw_rule="one"
+    )
+    game = duel(rules, "Q♣")  # encyclopedia: Q♣ −20, multiplier 2
+    assert finish(game, "Q♣", [0, 90]) == ([-20, 10], [-20, 100], [])
+    plain = duel(rules.replace(points=with_points("encyclopedia")), "Q♣")
+    assert finish(plain, "Q♣", [0, 90]) == ([-20, 30], [-20, 120], [1])
+
+
+def test_points_pair_round_trips_and_validates():
+    rules = Rules.preset("classic").replace(points=with_points("classic", **ACE))
+    assert rules.points["A"] == (1, 11)
+    assert rules.to_dict()["points"]["A"] == [1, 11]
+    assert Rules.from_dict(rules.to_dict()) == rules
+    assert rules.points_of(card("A♠")) == 11 and rules.points_range(card("A♠")) == (1, 11)
+
+
+@pytest.mark.parametrize(
+    ("points_a", "message"),
+    [
+        ([11, 1], "points.A: [11, 1] has low > high; allowed: a pair [low, high] with low <= h"),
+        ([1, 11, 12], "points.A: [1, 11, 12] is not allowed; allowed: an integer or a pair"),
+        ([1, "x"], "points.A: [1, 'x'] is not allowed; allowed: an integer or a pair"),
+        ("x", "points.A: 'x' is not an integer; allowed: an integer or a pair [low, high]"),
+    ],
+)
+def test_points_pair_errors_name_key_value_and_allowed(points_a, message):
+    with pytest.raises(RulesError) as error:
+        Rules.from_dict({"base": "classic", "points": {"A": points_a}})
+    assert message in str(error.value)
+
+
+# --- examples and records -------------------------------------------------------------------
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "configs/rules/examples").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_example_rule_files_load_and_play(path):
+    """Each example YAML is a valid rule set whose switch is on, and a match plays."""
+    rules = Rules.from_yaml(path)
+    assert rules.to_dict() != Rules.preset(rules.name).to_dict()
+    records = play_random_matches(rules, 3, 2, seed=5)
+    assert all(any(e["type"] == "match_end" for e in match) for match in records)
+
+
+def test_presets_write_no_switch_keys():
+    """Records of the presets keep their form: no §12 key is written at its default."""
+    for name in PRESETS:
+        assert not set(Rules.preset(name).to_dict()) & set(SWITCH_DEFAULTS)
+
+
+VARIANT_RECORDS = sorted(
+    (Path(__file__).resolve().parent / "data/records/variants").glob("*.jsonl")
+)
+
+
+@pytest.mark.parametrize("path", VARIANT_RECORDS, ids=lambda p: p.stem)
+def test_variant_golden_records_replay(path):
+    """The independent implementation's records of the §12 switches replay line by line."""
+    assert replay(path) >= 1
+
+
+@pytest.mark.parametrize("path", VARIANT_RECORDS, ids=lambda p: p.stem)
+def test_own_records_of_a_switch_replay(path, tmp_path):
+    """Our records of the same rules carry the switch and replay."""
+    header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    rules = Rules.from_dict(header["rules"])
+    out = tmp_path / "own.jsonl"
+    write_records(out, play_random_matches(rules, header["players"], 3, seed=11))
+    assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["rules"] == header["rules"]
+    assert replay(out) == 3
