@@ -89,6 +89,7 @@ class RuleTables:
     points_low: np.ndarray  # (36,) int32: ``low`` of a [low, high] pair, else = points
     pair_cards: np.ndarray  # (K,) intp: cards with low < high, largest high - low first
     pair_savings: np.ndarray  # (K,) int32: their high - low
+    holder_mask: np.uint64  # holder_wins: cards whose holder scores 0 at a round's end
 
 
 @lru_cache(maxsize=64)
@@ -135,6 +136,8 @@ def compile_rules(rules: Rules) -> RuleTables:
     # Stable: equal savings keep id order (only the sums matter).
     pair_cards = np.argsort(-savings, kind="stable")[: int((savings > 0).sum())].astype(np.intp)
 
+    holder_mask = np.uint64(sum(1 << c for c in range(NUM_CARDS) if rules.holds_to_win(c)))
+
     return RuleTables(
         rules=rules,
         draw=per_card((e.draw for e in effects), np.int16, 0),
@@ -174,10 +177,11 @@ def compile_rules(rules: Rules) -> RuleTables:
         cover_can_finish=rules.cover_can_finish,
         reset_at_target=rules.reset_at_target,
         first_loser=rules.match_end == "first_loser",
-        scoring_extras=bool(pair_cards.size),
+        scoring_extras=bool(pair_cards.size) or holder_mask != 0,
         points_low=points_low,
         pair_cards=pair_cards,
         pair_savings=(points[pair_cards] - points_low[pair_cards]).astype(np.int32),
+        holder_mask=holder_mask,
     )
 
 

@@ -132,6 +132,48 @@ def test_points_pair_errors_name_key_value_and_allowed(points_a, message):
     assert message in str(error.value)
 
 
+# --- holder_wins ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("held", "last", "on", "off"),
+    [
+        ("Q♥", "9♦", [0, 0], [0, 7]),  # the holder of Q♥ scores 0
+        ("Q♥", "Q♣", [-20, 0], [-20, 7]),  # the finisher keeps its bonus
+        ("Q♦", "9♦", [0, 7], [0, 7]),  # another queen is no holder card
+    ],
+)
+def test_holder_of_a_listed_card_scores_zero(held, last, on, off):
+    """§12 holder_wins [Q♥] (yard: queens are not wild, so seat 1 cannot follow 9♣ and
+    ends with ``held`` and K♥; the finisher's 9♦ scores 0, Q♣ −20)."""
+    switched = duel("yard", last, held=held, holder_wins=["Q♥"])
+    plain = duel("yard", last, held=held)
+    assert finish(switched, last, [0, 50])[0] == on
+    assert finish(plain, last, [0, 50])[0] == off
+    assert switched.totals[1] == 50 + on[1]
+
+
+def test_holder_wins_takes_ranks_and_card_forms():
+    rules = Rules.from_dict({"base": "yard", "holder_wins": ["qh", "K"]})
+    assert rules.holder_wins == ("Q♥", "K")
+    assert rules.to_dict()["holder_wins"] == ["Q♥", "K"]
+    assert rules.holds_to_win(card("K♣")) and not rules.holds_to_win(card("Q♠"))
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("Q♥", "holder_wins: 'Q♥' is not a list; allowed: a list of cards or ranks"),
+        (["Z9"], "holder_wins: unknown key 'Z9'; allowed: a rank (6, 7, 8, 9, 10, J, Q, K, A)"),
+        (["QH", "Q♥"], "holder_wins: 'Q♥' repeats 'Q♥'"),
+    ],
+)
+def test_holder_wins_errors(value, message):
+    with pytest.raises(RulesError) as error:
+        Rules.from_dict({"base": "yard", "holder_wins": value})
+    assert message in str(error.value)
+
+
 # --- examples and records -------------------------------------------------------------------
 
 

@@ -91,6 +91,9 @@ def _points_with_switches(
     points = points * multiplier
     is_finisher = seats[None, :] == finisher[:, None]
     points = np.where(is_finisher, bonus[:, None], points)
+    if tables.holder_mask:
+        # holder_wins: a non-finisher holding such a card scores 0, with no bonus.
+        points = np.where((hands & tables.holder_mask) != 0, 0, points)
     return np.where(was_in, points, 0)
 
 
