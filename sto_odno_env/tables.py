@@ -90,6 +90,7 @@ class RuleTables:
     pair_cards: np.ndarray  # (K,) intp: cards with low < high, largest high - low first
     pair_savings: np.ndarray  # (K,) int32: their high - low
     holder_mask: np.uint64  # holder_wins: cards whose holder scores 0 at a round's end
+    scope_total: bool  # multiplier_scope total: a multiplier multiplies old total + points
 
 
 @lru_cache(maxsize=64)
@@ -177,11 +178,14 @@ def compile_rules(rules: Rules) -> RuleTables:
         cover_can_finish=rules.cover_can_finish,
         reset_at_target=rules.reset_at_target,
         first_loser=rules.match_end == "first_loser",
-        scoring_extras=bool(pair_cards.size) or holder_mask != 0,
+        scoring_extras=bool(pair_cards.size)
+        or holder_mask != 0
+        or rules.multiplier_scope == "total",
         points_low=points_low,
         pair_cards=pair_cards,
         pair_savings=(points[pair_cards] - points_low[pair_cards]).astype(np.int32),
         holder_mask=holder_mask,
+        scope_total=rules.multiplier_scope == "total",
     )
 
 

@@ -174,6 +174,42 @@ def test_holder_wins_errors(value, message):
     assert message in str(error.value)
 
 
+# --- multiplier_scope --------------------------------------------------------------------
+
+
+def encyclopedia_duel(**changes) -> Game:
+    """Encyclopedia's bonuses (Q♣ −20 ×2) on the short dealer_blind round of ``duel``."""
+    rules = Rules.preset("encyclopedia").replace(opening="dealer_blind", draw_rule="one")
+    return duel(rules, "Q♣", **changes)
+
+
+@pytest.mark.parametrize(
+    ("before", "total", "round_"),
+    [
+        (30, ([-20, 60], [-20, 90]), ([-20, 30], [-20, 60])),  # (30 + 15) × 2 vs 30 + 15 × 2
+        (-50, ([-20, 15], [-20, -35]), ([-20, 30], [-20, -20])),  # a sum <= 0: no multiplier
+    ],
+)
+def test_multiplier_scope_total_multiplies_the_new_total(before, total, round_):
+    """§12 multiplier_scope: seat 0 ends on Q♣ (−20, multiplier 2), seat 1 holds A♦ K♥ (15).
+    Under ``total`` the round's points are the change of seat 1's total."""
+    switched = encyclopedia_duel(multiplier_scope="total")
+    plain = encyclopedia_duel()
+    assert finish(switched, "Q♣", [0, before])[:2] == total
+    assert finish(plain, "Q♣", [0, before])[:2] == round_
+
+
+def test_holder_is_not_multiplied_under_scope_total():
+    game = encyclopedia_duel(multiplier_scope="total", holder_wins=["K♥"])
+    assert finish(game, "Q♣", [0, 30])[:2] == ([-20, 0], [-20, 30])
+
+
+def test_multiplier_scope_error():
+    with pytest.raises(RulesError) as error:
+        Rules.from_dict({"base": "encyclopedia", "multiplier_scope": "all"})
+    assert "multiplier_scope: 'all' is not allowed; allowed: round, total" in str(error.value)
+
+
 # --- examples and records -------------------------------------------------------------------
 
 

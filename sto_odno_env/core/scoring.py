@@ -88,7 +88,13 @@ def _points_with_switches(
         points = _choose_pairs(tables, bits, points, old)
     multiplier = tables.bonus_multiplier[last_card][:, None]
     bonus = tables.bonus_points[last_card]
-    points = points * multiplier
+    if tables.scope_total:
+        # multiplier_scope total: new total = (old + points) × multiplier when that sum is
+        # positive; the round's points are the change of the total.
+        summed = old + points
+        points = np.where(summed > 0, summed * multiplier, summed) - old
+    else:
+        points = points * multiplier
     is_finisher = seats[None, :] == finisher[:, None]
     points = np.where(is_finisher, bonus[:, None], points)
     if tables.holder_mask:
