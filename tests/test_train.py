@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TINY = [
     "--num-envs", "16", "rollout_steps=8", "epochs=2", "minibatch_size=64", "hidden=[16]",
     "eval_matches=20", "league.snapshot_every=1", "league.max_snapshots=2",
-    "league.random=0.2",
+    "league.random=0.2", "warm_start_decisions=1024", "warm_start_epochs=1",
 ]  # fmt: skip
 
 

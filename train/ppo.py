@@ -54,6 +54,7 @@ from sto_odno_env.observation import OBS_SIZE
 from sto_odno_env.rules import Rules, RulesError, load_rules
 from train.config import ConfigError, load_config
 from train.evaluation import Evaluation, evaluate
+from train.imitation import bot_decisions, imitate
 from train.league import League
 from train.masked import entropy, log_probs, make_networks, sample
 
@@ -113,6 +114,7 @@ class Trainer:
         self.episodes = 0
         self.elapsed = 0.0  # training seconds over every session of the run
         self.best_rate = -1.0
+        self.warm_started = config["warm_start"] == "none"
         self.evaluations: list[dict[str, Any]] = []
         self.member_score = np.zeros(len(self.league.members))
         self.member_games = np.zeros(len(self.league.members))
@@ -251,6 +253,23 @@ class Trainer:
             self.league.add_snapshot(self.update)
         return summary
 
+    def warm_start(self) -> dict[str, float]:
+        """Imitate the ``warm_start`` bot before the first update (:mod:`train.imitation`)."""
+        config = self.config
+        teacher = load_agent(config["warm_start"], self.rules, self.players, seed=config["seed"])
+        started = time.perf_counter()
+        data = bot_decisions(
+            teacher, self.rules, self.players, config["num_envs"],
+            config["warm_start_decisions"], config["seed"] + 7, config["gamma"],
+        )  # fmt: skip
+        stats = imitate(
+            self.actor, self.critic, data, config["warm_start_epochs"],
+            config["minibatch_size"], config["learning_rate"], self.generator, self.device,
+        )  # fmt: skip
+        self.elapsed += time.perf_counter() - started
+        self.warm_started = True
+        return stats
+
     # --- evaluation -----------------------------------------------------------------------
 
     def policy_agent(self) -> TorchPolicyAgent:
@@ -312,6 +331,7 @@ class Trainer:
                 "episodes": self.episodes,
                 "elapsed": self.elapsed,
                 "best_rate": self.best_rate,
+                "warm_started": self.warm_started,
             },
             "member_score": torch.from_numpy(self.member_score.copy()),
             "member_games": torch.from_numpy(self.member_games.copy()),
@@ -355,6 +375,7 @@ class Trainer:
         self.episodes = int(counters["episodes"])
         self.elapsed = float(counters["elapsed"])
         self.best_rate = float(counters["best_rate"])
+        self.warm_started = bool(counters.get("warm_started", True))
         self.member_score = training["member_score"].numpy().copy()
         self.member_games = training["member_games"].numpy().copy()
         self.evaluations = json.loads(training["evaluations"])
@@ -480,6 +501,17 @@ def run(trainer: Trainer, args: argparse.Namespace) -> dict[str, Any]:
     }
     if trainer.update == 0 and config["eval_every_minutes"]:
         latest = _evaluate(trainer, writer, out, bar, args)
+    if not trainer.warm_started:
+        stats = trainer.warm_start()
+        _say(
+            f"warm start: imitated {config['warm_start']} over "
+            f"{config['warm_start_decisions']:,} decisions: agreement "
+            f"{stats.get('agreement', 0):.3f}, value error {stats.get('value_loss', 0):.3f}",
+            bar, args,
+        )  # fmt: skip
+        if config["eval_every_minutes"]:
+            latest = _evaluate(trainer, writer, out, bar, args)
+        boundary = trainer.capture()
     try:
         while trainer.global_step < config["total_steps"]:
             if time.perf_counter() - session_start >= budget:
@@ -548,11 +580,15 @@ def _evaluate(trainer: Trainer, writer, out: Path, bar, args) -> Evaluation:
         f"update {trainer.update} step {trainer.global_step:,} "
         f"({row['minutes']:.1f} min): {result.describe()}"
     )
+    _say(line, bar, args)
+    return result
+
+
+def _say(line: str, bar, args) -> None:
     if bar is not None and not args.no_progress:
         bar.write(line)
     else:
         print(line, flush=True)
-    return result
 
 
 def write_evaluations(path: Path, rows: list[dict[str, Any]]) -> None:

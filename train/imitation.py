@@ -1,0 +1,129 @@
+"""Warm start by imitation: before PPO, the policy copies a bot and the value network
+learns what the bot's positions are worth.
+
+The bot (``warm_start``, e.g. ``expert``) plays every seat of ``num_envs`` games on the
+batched engine for ``warm_start_decisions`` decisions. Every decision is kept (the seat's
+observation, its legal actions, the bot's action) with its discounted match reward,
+``gamma ** (decisions the seat still made) * reward``, once the match ends. The actor then
+minimises the cross-entropy of the bot's action under the masked distribution and the
+critic the squared error to that return, for ``warm_start_epochs`` passes.
+
+PPO starts from there rather than from random play: the bot's whole strategy is in the
+weights within a minute, and RL has to find only what the bot gets wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from sto_odno_env import engine
+from sto_odno_env.cards import NUM_ACTIONS
+from sto_odno_env.observation import OBS_SIZE, observe
+from sto_odno_env.rules import Rules
+
+from .masked import entropy, log_probs
+
+
+def bot_decisions(
+    teacher: Any, rules: Rules, players: int, batch: int, decisions: int, seed: int, gamma: float
+) -> dict[str, torch.Tensor]:
+    """``decisions`` decisions of ``teacher`` in every seat, with their discounted returns
+    (``returns`` is NaN where the match had not ended when collection stopped)."""
+    steps = -(-decisions // batch)
+    size = steps * batch
+    obs = np.zeros((size, OBS_SIZE), dtype=np.float32)
+    masks = np.zeros((size, NUM_ACTIONS), dtype=bool)
+    actions = np.zeros(size, dtype=np.int64)
+    sample_match = np.zeros(size, dtype=np.int64)  # match number of each decision
+    sample_seat = np.zeros(size, dtype=np.int64)
+    sample_rank = np.zeros(size, dtype=np.int64)  # the seat's decisions before this one
+    games = np.arange(batch)
+    match_of_game = games.copy()  # match numbers: game b plays b, then next_match...
+    next_match = batch
+    counts = np.zeros((batch, players), dtype=np.int64)
+    earned = np.zeros((batch, players), dtype=np.float64)
+    final_reward: dict[int, np.ndarray] = {}
+    final_count: dict[int, np.ndarray] = {}
+    state = engine.init(rules, players, batch, seed=seed)
+    for step in range(steps):
+        rows = slice(step * batch, (step + 1) * batch)
+        seats = state.current_player.astype(np.intp)
+        obs[rows] = observe(state, seats)
+        legal = engine.unpack_actions(state.legal_bits)
+        masks[rows] = legal != 0
+        actions[rows] = teacher.act(obs[rows], legal)
+        sample_match[rows] = match_of_game
+        sample_seat[rows] = seats
+        sample_rank[rows] = counts[games, seats]
+        counts[games, seats] += 1
+        state, rewards, done = engine.step(state, actions[rows], auto_reset=True)
+        earned += rewards
+        for game in np.flatnonzero(done).tolist():
+            final_reward[int(match_of_game[game])] = earned[game].copy()
+            final_count[int(match_of_game[game])] = counts[game].copy()
+            earned[game] = 0.0
+            counts[game] = 0
+            match_of_game[game] = next_match
+            next_match += 1
+    ended_reward = np.full((next_match, players), np.nan)
+    ended_count = np.zeros((next_match, players), dtype=np.int64)
+    for match, reward in final_reward.items():
+        ended_reward[match] = reward
+        ended_count[match] = final_count[match]
+    remaining = ended_count[sample_match, sample_seat] - 1 - sample_rank
+    returns = ended_reward[sample_match, sample_seat] * gamma ** np.maximum(remaining, 0)
+    returns = returns.astype(np.float32)
+    return {
+        "obs": torch.from_numpy(obs),
+        "masks": torch.from_numpy(masks),
+        "actions": torch.from_numpy(actions),
+        "returns": torch.from_numpy(returns),
+    }
+
+
+def imitate(
+    actor: nn.Module,
+    critic: nn.Module,
+    data: dict[str, torch.Tensor],
+    epochs: int,
+    minibatch: int,
+    learning_rate: float,
+    generator: torch.Generator,
+    device: torch.device,
+) -> dict[str, float]:
+    """Fit the actor to the bot's actions and the critic to the returns; returns the last
+    epoch's mean cross-entropy, value error, agreement with the bot and entropy."""
+    optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=learning_rate)
+    size = data["actions"].shape[0]
+    stats: dict[str, float] = {}
+    for _ in range(epochs):
+        order = torch.randperm(size, generator=generator)
+        totals = {"cross_entropy": 0.0, "value_loss": 0.0, "agreement": 0.0, "entropy": 0.0}
+        batches = 0
+        for start in range(0, size, minibatch):
+            rows = order[start : start + minibatch]
+            obs = data["obs"][rows].to(device)
+            masks = data["masks"][rows].to(device)
+            actions = data["actions"][rows].to(device)
+            returns = data["returns"][rows].to(device)
+            logp = log_probs(actor(obs), masks)
+            cross_entropy = -logp.gather(1, actions[:, None]).mean()
+            known = ~torch.isnan(returns)
+            values = critic(obs).squeeze(-1)
+            value_loss = ((values - torch.nan_to_num(returns)) ** 2 * known).sum() / known.sum()
+            loss = cross_entropy + 0.5 * value_loss
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            with torch.no_grad():
+                totals["cross_entropy"] += float(cross_entropy)
+                totals["value_loss"] += float(value_loss)
+                totals["agreement"] += float((logp.argmax(1) == actions).float().mean())
+                totals["entropy"] += float(entropy(logp, masks).mean())
+            batches += 1
+        stats = {key: value / batches for key, value in totals.items()}
+    return stats
