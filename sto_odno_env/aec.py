@@ -57,7 +57,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import engine, rng
-from .cards import NUM_ACTIONS, action_name
+from .cards import NUM_ACTIONS
 from .engine import IllegalActionError
 from .observation import observation_space, observe_one
 from .render import RecentMoves, render_game
@@ -273,26 +273,19 @@ class raw_env(AECEnv, EzPickle):
 
     def _illegal(self, agent: str, action: Any) -> None:
         game = self._game
-        legal = [f"{a} ({action_name(a)})" for a in np.flatnonzero(self._mask)]
-        phase = engine.PHASE_NAMES[game.phase[0]]
+        message = engine.illegal_bits_message(
+            int(game.legal_bits[0]),
+            action,
+            phase=int(game.phase[0]),
+        )
         if self.illegal_action == "raise":
-            shown = (
-                action_name(int(action))
-                if action is not None and 0 <= int(action) < NUM_ACTIONS
-                else "not an action id"
-            )
-            raise IllegalActionError(
-                f"illegal action {action!r} ({shown}) for {agent} in phase {phase}; "
-                f"legal actions: {', '.join(legal)}"
-            )
+            raise IllegalActionError(f"{agent}: {message}")
         self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
         self._accumulate_rewards()
         for other in self.agents:
             self.terminations[other] = True
             self.infos[other]["action_mask"] = self._zero_mask
-        self.infos[agent]["illegal_action"] = (
-            f"{action!r} in phase {phase}; legal: {', '.join(legal)}"
-        )
+        self.infos[agent]["illegal_action"] = message
         self._mask = self._zero_mask
 
     def _checked_start(self, start: engine.State) -> engine.State:

@@ -48,7 +48,15 @@ from .cards import (
 )
 from .chance import RANDOM_CHANCE, Chance, RandomChance
 from .core.bits import any_set, unpack_actions
-from .core.legal import IllegalActionError, check_actions, sample_actions, update_legal
+from .core.legal import (
+    IllegalActionError,
+    check_actions,
+    illegal_bits_message,
+    illegal_message,
+    is_legal,
+    sample_actions,
+    update_legal,
+)
 from .core.rounds import RECORD_VERSION, start_match
 from .core.scoring import hand_points, match_rewards, ranking_keys
 from .core.settle import Autoplay, settle
@@ -205,7 +213,10 @@ __all__ = [
     "describe",
     "empty_state",
     "hand_points",
+    "illegal_bits_message",
+    "illegal_message",
     "init",
+    "is_legal",
     "legal_mask",
     "match_rewards",
     "ranking_keys",

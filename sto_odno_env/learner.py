@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from . import engine, rng
-from .cards import NUM_ACTIONS
 from .observation import OBS_SIZE, observe, observe_one
 from .policy import RandomPolicy, as_policy
 from .rules import Rules, load_rules
@@ -193,20 +192,17 @@ class LearnerGames:
         self._reported = np.zeros(B, dtype=np.float32)
         self._restarted = np.zeros(B, dtype=bool)
         self._final = None
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = np.zeros(B, dtype=bool)
-        legal[in_range] = (
-            state.legal_bits[in_range] >> actions[in_range].astype(np.uint64)
-        ) & np.uint64(1) == np.uint64(1)
-        illegal = ~legal
-        if illegal.any():
-            if self.illegal_action == "raise":
-                bad = int(np.flatnonzero(illegal)[0])
-                engine.step(state, actions[[bad]], games=np.array([bad]))  # raises
-            # Penalize: the offender loses (-1) and its match ends at once.
-            self._episode_reward[illegal] += -1.0
-            self._end_episodes(np.flatnonzero(illegal), self._terminated)
-        acting = np.flatnonzero(legal)
+        if self.illegal_action == "raise":
+            # The engine checks the actions: an illegal one raises before anything changes.
+            illegal = np.zeros(B, dtype=bool)
+            acting = np.arange(B)
+        else:
+            illegal = ~engine.is_legal(state.legal_bits, actions)
+            if illegal.any():
+                # Penalize: the offender loses (-1) and its match ends at once.
+                self._episode_reward[illegal] += -1.0
+                self._end_episodes(np.flatnonzero(illegal), self._terminated)
+            acting = np.flatnonzero(~illegal)
         if acting.size:
             self._engine_step(acting, actions[acting])
         self._end_finished(acting)

@@ -264,13 +264,10 @@ def _replay_batch(matches: list[_Lines], rules: Rules, players: int) -> None:
                 )
             legal_bits = legal_now[row]
             if not 0 <= action < NUM_ACTIONS or not legal_bits >> action & 1:
-                legal = [
-                    f"{a} ({action_name(a)})" for a in range(NUM_ACTIONS) if legal_bits >> a & 1
-                ]
-                shown = action_name(action) if 0 <= action < NUM_ACTIONS else "no action"
                 raise lines.error(
-                    f"illegal action {action} ({shown}) for player {player} in phase "
-                    f"{engine.PHASE_NAMES[phases[row]]}; legal: {', '.join(legal)}"
+                    engine.illegal_bits_message(
+                        legal_bits, action, player=player, phase=phases[row]
+                    )
                 )
             count = legal_bits.bit_count()
             if event["forced"] != (count == 1):

@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from . import engine, rng
-from .cards import NUM_ACTIONS, action_name
 from .learner import LearnerGames, check_workers
 from .observation import OBS_SIZE
 from .rules import Rules, load_rules
@@ -42,6 +41,7 @@ _BUFFERS = (
     ("illegal", (), np.bool_),
     ("legal_bits", (), np.uint64),
     ("learner", (), np.int8),
+    ("phase", (), np.int8),
 )
 
 
@@ -65,6 +65,7 @@ def _worker(connection, raw, batch: int, low: int, high: int, settings: dict) ->
         shared["observation"][:] = games.obs
         shared["legal_bits"][:] = games.state.legal_bits
         shared["learner"][:] = games.learner
+        shared["phase"][:] = games.state.phase
 
     while True:
         command, argument = connection.recv()
@@ -238,18 +239,20 @@ class ShardedLearnerGames:
         return final
 
     def _check_legal(self, actions: np.ndarray) -> None:
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        shift = np.where(in_range, actions, 63).astype(np.uint64)
-        legal = (self.legal_bits >> shift) & np.uint64(1) == np.uint64(1)
+        """Refuse an illegal action before any worker steps (so no shard changes), with the
+        message the engine gives: the learner is the player to act in every game."""
+        legal = engine.is_legal(self.legal_bits, actions)
         if legal.all():
             return
         game = int(np.flatnonzero(~legal)[0])
-        action = int(actions[game])
-        bits = int(self.legal_bits[game])
-        allowed = [f"{a} ({action_name(a)})" for a in range(NUM_ACTIONS) if bits >> a & 1]
-        name = action_name(action) if 0 <= action < NUM_ACTIONS else "not an action id"
         raise engine.IllegalActionError(
-            f"illegal action {action} ({name}) in game {game}: legal actions: {', '.join(allowed)}"
+            engine.illegal_bits_message(
+                int(self.legal_bits[game]),
+                int(actions[game]),
+                game=game,
+                player=int(self.learner[game]),
+                phase=int(self._shared["phase"][game]),
+            )
         )
 
     def masks(self) -> np.ndarray:

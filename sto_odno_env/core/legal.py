@@ -44,23 +44,59 @@ def check_actions(
         live = games[live_rows]
     chosen = actions[live_rows].astype(np.int64)
     if live.size:
-        # A negative id wraps to a huge unsigned one: every id outside 0..41 shifts to bit 63.
-        shift = np.minimum(chosen.astype(np.uint64), np.uint64(63))
-        legal = (state.legal_bits[live] >> shift) & U64_1
+        legal = _legal_flags(state.legal_bits[live], chosen)
         if not all_set(legal):
             bad = int((legal == 0).nonzero()[0][0])
             raise IllegalActionError(illegal_message(state, int(live[bad]), int(chosen[bad])))
     return live, chosen
 
 
-def illegal_message(state: State, game: int, action: int) -> str:
+def _legal_flags(legal_bits: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """uint64 1 where an action's bit is set in its 42-bit mask, else 0."""
+    # A negative id wraps to a huge unsigned one: every id outside 0..41 shifts to bit 63.
+    shift = np.minimum(actions.astype(np.uint64), np.uint64(63))
+    return (legal_bits >> shift) & U64_1
+
+
+def is_legal(legal_bits: np.ndarray, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+    """(N,) bool: whether each integer action is legal under its game's 42-bit mask of legal
+    actions (ids outside 0..41 never are). For callers that hold only the masks."""
+    bits = np.asarray(legal_bits, dtype=np.uint64)
+    return _legal_flags(bits, np.asarray(actions, dtype=np.int64)) != U64_0
+
+
+def illegal_bits_message(
+    legal_bits: int,
+    action: object,
+    *,
+    game: int | None = None,
+    player: int | None = None,
+    phase: int | None = None,
+) -> str:
+    """The message of an illegal ``action``: the action, then where it was given (game,
+    player, phase, each when known) and the legal actions of the 42-bit mask."""
+    is_id = isinstance(action, int | np.integer) and 0 <= action < NUM_ACTIONS
+    parts = [
+        f"illegal action {action} ({action_name(int(action)) if is_id else 'not an action id'})"
+    ]
+    if game is not None:
+        parts.append(f"in game {game}")
+    if player is not None:
+        parts.append(f"for player {player}")
+    if phase is not None:
+        parts.append(f"in phase {PHASE_NAMES[phase]}")
+    legal = [f"{a} ({action_name(a)})" for a in range(NUM_ACTIONS) if int(legal_bits) >> a & 1]
+    return f"{' '.join(parts)}; legal actions: {', '.join(legal)}"
+
+
+def illegal_message(state: State, game: int, action: object) -> str:
     """The message of an illegal ``action`` in ``game``: the player, phase and legal actions."""
-    legal = [a for a in range(NUM_ACTIONS) if int(state.legal_bits[game]) >> a & 1]
-    name = action_name(action) if 0 <= action < NUM_ACTIONS else "not an action id"
-    return (
-        f"illegal action {action} ({name}) in game {game}: player "
-        f"{int(state.current_player[game])} is in phase {PHASE_NAMES[state.phase[game]]}; "
-        f"legal actions: {', '.join(f'{a} ({action_name(a)})' for a in legal)}"
+    return illegal_bits_message(
+        int(state.legal_bits[game]),
+        action,
+        game=game,
+        player=int(state.current_player[game]),
+        phase=int(state.phase[game]),
     )
 
 
