@@ -91,6 +91,8 @@ class RuleTables:
     pair_savings: np.ndarray  # (K,) int32: their high - low
     holder_mask: np.uint64  # holder_wins: cards whose holder scores 0 at a round's end
     scope_total: bool  # multiplier_scope total: a multiplier multiplies old total + points
+    bonus_combo: bool  # the finisher's final run of bonus-card plays adds up (State.combo_*)
+    bonus_card: np.ndarray  # (37,) bool: the card has a finish_bonus entry (even {})
 
 
 @lru_cache(maxsize=64)
@@ -180,12 +182,15 @@ def compile_rules(rules: Rules) -> RuleTables:
         first_loser=rules.match_end == "first_loser",
         scoring_extras=bool(pair_cards.size)
         or holder_mask != 0
-        or rules.multiplier_scope == "total",
+        or rules.multiplier_scope == "total"
+        or rules.bonus_combo,
         points_low=points_low,
         pair_cards=pair_cards,
         pair_savings=(points[pair_cards] - points_low[pair_cards]).astype(np.int32),
         holder_mask=holder_mask,
         scope_total=rules.multiplier_scope == "total",
+        bonus_combo=rules.bonus_combo,
+        bonus_card=per_card((rules.has_bonus(c) for c in range(NUM_CARDS)), bool, False),
     )
 
 

@@ -210,6 +210,71 @@ def test_multiplier_scope_error():
     assert "multiplier_scope: 'all' is not allowed; allowed: round, total" in str(error.value)
 
 
+# --- bonus_combo ----------------------------------------------------------------------------
+
+
+def four_queens_and_the_king(**changes) -> Game:
+    """Yard, 5 cards: seat 0 plays Q♣ (orders ♦), Q♦ (♥), Q♥ (♠), Q♠ (♠) and K♠; seat 1
+    holds clubs only and is forced to draw a card it cannot play after each queen."""
+    game = Game(
+        "yard",
+        hand_size=5,
+        dealer=1,
+        hands={0: "Q♣ Q♦ Q♥ Q♠ K♠", 1: "A♣ J♣ 9♣ 8♣"},
+        opening="10♣",
+        stock="6♣ 7♣ K♣ 10♦ J♥",
+        **changes,
+    )
+    for queen, suit in (("Q♣", "♦"), ("Q♦", "♥"), ("Q♥", "♠"), ("Q♠", "♠")):
+        game.play(queen)
+        game.order(suit)
+    game.play("K♠")
+    return game
+
+
+def test_bonus_combo_adds_the_final_run_of_bonus_cards():
+    """§12 bonus_combo, the issue's example: four queens and then K♠ give
+    −20 × 3 − 40 − 50 = −150; without the switch only the last card counts (K♠ −50).
+    Seat 1 holds A♣ J♣ 9♣ 8♣ 6♣ 7♣ K♣ 10♦ (57)."""
+    assert round_end(four_queens_and_the_king(bonus_combo=True))[0] == [-150, 57]
+    assert round_end(four_queens_and_the_king())[0] == [-50, 57]
+
+
+def test_bonus_combo_run_is_broken_by_a_plain_card():
+    """A card without a bonus entry ends the run: 9♣ then Q♣ scores only Q♣'s −20."""
+    switched = duel("yard", "Q♣", bonus_combo=True)
+    assert finish(switched, "Q♣")[0] == [-20, 15]
+    assert finish(duel("yard", "Q♣"), "Q♣")[0] == [-20, 15]
+
+
+def test_bonus_combo_takes_the_largest_multiplier_of_the_run():
+    """Encyclopedia bonuses (Q♣ −20 ×2, Q♦ −80 ×2): the run Q♣, Q♦ scores −100 and the
+    others' points are doubled once (seat 1: A♦ K♣, 15 × 2); without the switch −80."""
+    rules = Rules.preset("encyclopedia").replace(opening="dealer_blind", draw_rule="one")
+    ends = []
+    for combo in (True, False):
+        game = Game(
+            rules.replace(bonus_combo=combo),
+            hand_size=2,
+            dealer=1,
+            hands={0: "Q♣ Q♦", 1: "A♦"},
+            opening="10♣",
+            stock="K♣ J♥ 6♥",
+        )
+        game.play("Q♣")
+        if game.phase == "ORDER":
+            game.order("♠")
+        game.play("Q♦")
+        ends.append(round_end(game)[0])
+    assert ends == [[-100, 30], [-80, 30]]
+
+
+def test_bonus_combo_error():
+    with pytest.raises(RulesError) as error:
+        Rules.from_dict({"base": "yard", "bonus_combo": "yes"})
+    assert "bonus_combo: 'yes' is not a boolean; allowed: true, false" in str(error.value)
+
+
 # --- examples and records -------------------------------------------------------------------
 
 

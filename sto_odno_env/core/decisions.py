@@ -27,6 +27,7 @@ from ..tables import CARD_BIT
 from .bits import U64_0, all_set, any_set, cells
 from .draws import draw_many, draw_one
 from .legal import playable
+from .scoring import note_plays
 from .state import State, mark_round_end, next_seat
 from .turns import pass_turn, pass_with_effects
 
@@ -123,6 +124,8 @@ def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace
     # A round that ends here is scored before its game decides again, so the phase set
     # for a finishing card is never read.
     state.phase[games] = tables.phase_after_play[cards]
+    if state.combo_points is not None:
+        note_plays(state, games, player, cards)
     finishing = (hand == U64_0) & tables.can_finish[cards]
     passes = tables.passes_turn[cards]
     if any_set(finishing):

@@ -14,7 +14,7 @@ from ..cards import NO_CARD, NUM_CARDS, PHASE_COVER, PHASE_ORDER, PHASE_PLAY
 from ..tables import CARD_BIT
 from .bits import U64_0, any_set, cells
 from .draws import draw_many
-from .scoring import end_match, score_rounds
+from .scoring import end_match, note_plays, score_rounds
 from .state import NOBODY, State, next_seat
 from .turns import pass_with_effects
 
@@ -68,6 +68,9 @@ def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tra
     state.pending[games] = 0
     state.ordered_suit[games] = -1
     state.drawn_card[games] = NO_CARD
+    if state.combo_points is not None:
+        state.combo_points[games] = 0
+        state.combo_multiplier[games] = 1
     if trace is not None:
         for game, row, who, number in zip(
             games.tolist(),
@@ -112,6 +115,8 @@ def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tra
     state.discard_size[games] = 1
     state.discard_bits[games] = CARD_BIT[opening]
     state.top_card[games] = opening
+    if state.combo_points is not None:
+        note_plays(state, games, dealer.astype(np.intp), opening)  # the dealer's play
     # The opening card takes effect exactly as if the dealer had played it (RULES.md §3).
     orders = tables.order_suit[opening]
     state.phase[games[orders]] = PHASE_ORDER

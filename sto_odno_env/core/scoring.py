@@ -39,6 +39,18 @@ def match_rewards(keys: np.ndarray) -> np.ndarray:
     return shared.astype(np.float32)
 
 
+def note_plays(state: State, games: np.ndarray, players: np.ndarray, cards: np.ndarray) -> None:
+    """bonus_combo (RULES.md §12): a card play extends its player's run of bonus-card plays
+    (points add up, the largest multiplier holds) or, for a card with no bonus entry, ends
+    it. Draws, passes, orders and calls leave the run as it is."""
+    tables = state.tables
+    is_bonus = tables.bonus_card[cards]
+    run = state.combo_points[games, players]
+    state.combo_points[games, players] = np.where(is_bonus, run + tables.bonus_points[cards], 0)
+    largest = np.maximum(state.combo_multiplier[games, players], tables.bonus_multiplier[cards])
+    state.combo_multiplier[games, players] = np.where(is_bonus, largest, 1)
+
+
 def _choose_pairs(tables, bits: np.ndarray, points: np.ndarray, old: np.ndarray) -> np.ndarray:
     """Points of hands holding ``[low, high]`` cards (RULES.md §12): all count high; as
     many as needed count low, the largest ``high - low`` first, so that ``old + points``
@@ -88,6 +100,12 @@ def _points_with_switches(
         points = _choose_pairs(tables, bits, points, old)
     multiplier = tables.bonus_multiplier[last_card][:, None]
     bonus = tables.bonus_points[last_card]
+    if tables.bonus_combo:
+        # The finisher's final run of bonus-card plays, ending with the last card (a round
+        # won by a steal has no last card and no bonus).
+        has_last = last_card != NO_CARD
+        bonus = np.where(has_last, state.combo_points[games, finisher], 0)
+        multiplier = np.where(has_last, state.combo_multiplier[games, finisher], 1)[:, None]
     if tables.scope_total:
         # multiplier_scope total: new total = (old + points) × multiplier when that sum is
         # positive; the round's points are the change of the total.

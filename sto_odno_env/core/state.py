@@ -73,6 +73,9 @@ class State:
     ending: np.ndarray  # (B,) bool
     end_finisher: np.ndarray  # (B,) int8
     end_last_card: np.ndarray  # (B,) int8
+    # bonus_combo only (None otherwise): each seat's run of own bonus-card plays this round
+    combo_points: np.ndarray | None = None  # (B, P) int32: the run's bonus points
+    combo_multiplier: np.ndarray | None = None  # (B, P) int32: its largest multiplier
 
     def __post_init__(self) -> None:
         self.scratch = Scratch()
@@ -226,4 +229,6 @@ def empty_state(rules: Rules | str, players: int, batch: int) -> State:
         ending=zeros(B, bool),
         end_finisher=np.full(B, NOBODY, np.int8),
         end_last_card=np.full(B, NO_CARD, np.int8),
+        combo_points=zeros((B, P), np.int32) if tables.bonus_combo else None,
+        combo_multiplier=np.ones((B, P), np.int32) if tables.bonus_combo else None,
     )
