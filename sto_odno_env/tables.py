@@ -32,7 +32,7 @@ from .cards import (
     rank_of,
     suit_of,
 )
-from .rules import Rules
+from .rules import LEFTOVER_BONUSES, Rules
 
 ALL_CARDS = np.uint64((1 << NUM_CARDS) - 1)
 CARD_BIT = np.array([1 << c for c in range(NUM_CARDS)] + [0], dtype=np.uint64)
@@ -93,6 +93,7 @@ class RuleTables:
     scope_total: bool  # multiplier_scope total: a multiplier multiplies old total + points
     bonus_combo: bool  # the finisher's final run of bonus-card plays adds up (State.combo_*)
     bonus_card: np.ndarray  # (37,) bool: the card has a finish_bonus entry (even {})
+    leftover: int  # leftover_bonus: LEFTOVER_BONUSES.index (0 ordinary, 1 subtract, 2 single)
 
 
 @lru_cache(maxsize=64)
@@ -183,7 +184,8 @@ def compile_rules(rules: Rules) -> RuleTables:
         scoring_extras=bool(pair_cards.size)
         or holder_mask != 0
         or rules.multiplier_scope == "total"
-        or rules.bonus_combo,
+        or rules.bonus_combo
+        or rules.leftover_bonus != "ordinary",
         points_low=points_low,
         pair_cards=pair_cards,
         pair_savings=(points[pair_cards] - points_low[pair_cards]).astype(np.int32),
@@ -191,6 +193,7 @@ def compile_rules(rules: Rules) -> RuleTables:
         scope_total=rules.multiplier_scope == "total",
         bonus_combo=rules.bonus_combo,
         bonus_card=per_card((rules.has_bonus(c) for c in range(NUM_CARDS)), bool, False),
+        leftover=LEFTOVER_BONUSES.index(rules.leftover_bonus),
     )
 
 

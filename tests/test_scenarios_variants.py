@@ -275,6 +275,45 @@ def test_bonus_combo_error():
     assert "bonus_combo: 'yes' is not a boolean; allowed: true, false" in str(error.value)
 
 
+# --- leftover_bonus -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("held", "drawn", "subtract", "single_adds", "ordinary"),
+    [
+        ("Q♥", "Q♦", -40, 6, 6),  # bonus cards only: their bonuses; two: ordinary
+        ("Q♥", "K♥", 7, 24, 7),  # one bonus card: |−20| in place of its 3 points
+        ("K♠", "J♦", 6, 52, 6),  # K♠ alone: |−50| + J 2
+    ],
+)
+def test_leftover_bonus(held, drawn, subtract, single_adds, ordinary):
+    """§12 leftover_bonus (yard: Q −20, Q♠ −40, K♠ −50; seat 1 ends with ``held`` and
+    ``drawn``, seat 0 finishes on 9♦)."""
+    scores = [
+        finish(duel("yard", "9♦", held=held, drawn=drawn, **changes), "9♦")[0][1]
+        for changes in ({"leftover_bonus": "subtract"}, {"leftover_bonus": "single_adds"}, {})
+    ]
+    assert scores == [subtract, single_adds, ordinary]
+
+
+def test_negative_leftover_is_never_multiplied():
+    """A last Q♣ with multiplier 2: seat 1's −40 (Q♥ Q♦ under subtract) stays −40; its
+    ordinary 6 doubles."""
+    bonuses = {k: vars(v) for k, v in Rules.preset("yard").finish_bonus.items()}
+    bonuses["Q♣"] = {"points": -20, "multiplier": 2}
+    rules = Rules.preset("yard").replace(finish_bonus=bonuses)
+    switched = duel(rules, "Q♣", held="Q♥", drawn="Q♦", leftover_bonus="subtract")
+    assert finish(switched, "Q♣")[0] == [-20, -40]
+    assert finish(duel(rules, "Q♣", held="Q♥", drawn="Q♦"), "Q♣")[0] == [-20, 12]
+
+
+def test_leftover_bonus_error():
+    with pytest.raises(RulesError) as error:
+        Rules.from_dict({"base": "yard", "leftover_bonus": "add"})
+    message = "leftover_bonus: 'add' is not allowed; allowed: ordinary, subtract, single_adds"
+    assert message in str(error.value)
+
+
 # --- examples and records -------------------------------------------------------------------
 
 

@@ -8,6 +8,8 @@ from ..cards import NO_CARD, NUM_CARDS, PHASE_DONE
 from .bits import any_set
 from .state import NOBODY, State
 
+SUBTRACT = 1  # tables.leftover: LEFTOVER_BONUSES.index("subtract")
+
 
 def hand_points(state: State, games: np.ndarray | None = None) -> np.ndarray:
     """(n, P) int32: points of the cards each seat holds (RULES.md §7)."""
@@ -95,9 +97,24 @@ def _points_with_switches(
     bits = np.unpackbits(
         hands.view(np.uint8).reshape(*hands.shape, 8), axis=-1, count=NUM_CARDS, bitorder="little"
     ).astype(np.int32)
+    extra = 0
+    if tables.leftover:
+        # leftover_bonus: a hand of bonus cards only (subtract) scores their bonus points;
+        # a hand with exactly one bonus card (single_adds) scores |its bonus| for it.
+        bonus_bits = bits * tables.bonus_card[:NUM_CARDS]
+        count = bonus_bits.sum(axis=-1)
+        if tables.leftover == SUBTRACT:
+            special = (count > 0) & (count == bits.sum(axis=-1))
+            extra = np.where(special, bonus_bits @ tables.bonus_points[:NUM_CARDS], 0)
+            bits = np.where(special[..., None], 0, bits)
+        else:
+            special = count == 1
+            extra = np.where(special, bonus_bits @ np.abs(tables.bonus_points[:NUM_CARDS]), 0)
+            bits = bits - np.where(special[..., None], bonus_bits, 0)
     points = bits @ tables.points
     if tables.pair_cards.size:
-        points = _choose_pairs(tables, bits, points, old)
+        points = _choose_pairs(tables, bits, points, old + extra)
+    points = points + extra
     multiplier = tables.bonus_multiplier[last_card][:, None]
     bonus = tables.bonus_points[last_card]
     if tables.bonus_combo:
@@ -111,6 +128,8 @@ def _points_with_switches(
         # positive; the round's points are the change of the total.
         summed = old + points
         points = np.where(summed > 0, summed * multiplier, summed) - old
+    elif tables.leftover:
+        points = np.where(points < 0, points, points * multiplier)  # never a negative score
     else:
         points = points * multiplier
     is_finisher = seats[None, :] == finisher[:, None]
