@@ -1,6 +1,9 @@
-"""RULES.md §2 written out plainly, independent of the engine's tables (a test oracle)."""
+"""RULES.md §2, §7 and the §12 scoring switches written out plainly, independent of the
+engine's tables (a test oracle)."""
 
 from __future__ import annotations
+
+import itertools
 
 from sto_odno_env.cards import NUM_CARDS, QUEEN, rank_of, suit_of
 from sto_odno_env.rules import Rules
@@ -17,3 +20,67 @@ def playable(rules: Rules, top: int, ordered_suit: int) -> set[int]:
         for c in range(NUM_CARDS)
         if suit_of(c) == suit_of(top) or rank_of(c) == rank_of(top) or rules.effect_of(c).wild
     }
+
+
+def round_points(
+    rules: Rules,
+    hands: list[set[int]],
+    old: list[int],
+    finisher: int,
+    last_card: int | None,
+    finisher_plays: list[int],
+) -> list[int]:
+    """§7 and the scoring switches of §12 (docs/rules.md): each seat's change of total at a
+    round's end (before the reset at the target), read plainly from the rules text.
+    ``finisher_plays`` are the finisher's card plays of the round, oldest first."""
+    if rules.bonus_combo:
+        run = []
+        for card in reversed(finisher_plays if last_card is not None else []):
+            if not rules.has_bonus(card):
+                break
+            run.append(rules.bonus_of(card))
+        bonus = sum(b.points for b in run)
+        multiplier = max([b.multiplier for b in run], default=1)
+    elif last_card is None:
+        bonus, multiplier = 0, 1
+    else:
+        bonus, multiplier = rules.bonus_of(last_card).points, rules.bonus_of(last_card).multiplier
+    changes = []
+    for seat, hand in enumerate(hands):
+        if seat == finisher:
+            changes.append(bonus)
+            continue
+        if any(rules.holds_to_win(card) for card in hand):
+            changes.append(0)
+            continue
+        bonus_cards = [card for card in hand if rules.has_bonus(card)]
+        ordinary, extra = set(hand), 0
+        if rules.leftover_bonus == "subtract" and bonus_cards and len(bonus_cards) == len(hand):
+            ordinary, extra = set(), sum(rules.bonus_of(card).points for card in bonus_cards)
+        elif rules.leftover_bonus == "single_adds" and len(bonus_cards) == 1:
+            ordinary = set(hand) - set(bonus_cards)
+            extra = abs(rules.bonus_of(bonus_cards[0]).points)
+        points = extra + sum(rules.points_range(card)[1] for card in ordinary)
+        pairs = sorted(
+            (card for card in ordinary if len(set(rules.points_range(card))) == 2),
+            key=lambda card: rules.points_range(card)[0] - rules.points_range(card)[1],
+        )
+        savings = [rules.points_range(c)[1] - rules.points_range(c)[0] for c in pairs]
+        high = points
+        for saving in savings:  # the largest saving first, until the total does not pass
+            if old[seat] + points <= rules.target:
+                break
+            points -= saving
+        if rules.reset_at_target:
+            for size in range(len(savings) + 1):
+                for chosen in itertools.combinations(savings, size):
+                    if old[seat] + high - sum(chosen) == rules.target:
+                        points = high - sum(chosen)
+        if rules.multiplier_scope == "total":
+            summed = old[seat] + points
+            changes.append((summed * multiplier if summed > 0 else summed) - old[seat])
+        elif points < 0 and rules.leftover_bonus != "ordinary":
+            changes.append(points)
+        else:
+            changes.append(points * multiplier)
+    return changes

@@ -107,7 +107,14 @@ def variants(draw, short_matches: bool = False) -> Variant:
         "last_card_effects": draw(st.booleans()),
         "cover_can_finish": draw(st.booleans()),
         "effects": effects,
+        # the §12 scoring switches (docs/rules.md)
+        "holder_wins": draw(st.sampled_from([[], ["Q♥"]])),
+        "multiplier_scope": draw(st.sampled_from(["round", "total"])),
+        "bonus_combo": draw(st.booleans()),
+        "leftover_bonus": draw(st.sampled_from(["ordinary", "subtract", "single_adds"])),
     }
+    if draw(st.booleans()):
+        changes["points"] = {**base.to_dict()["points"], "A": [1, 11]}
     if short_matches:
         # Whole matches must finish quickly: random play makes long rounds, so a low target
         # (the reset at exactly the target still applies) and a low turn cap, which
@@ -471,3 +478,62 @@ def test_sample_actions_picks_the_kth_legal_action(masks, uniform):
     for mask, action in zip(masks, chosen, strict=True):
         legal = [a for a in range(42) if mask >> a & 1]
         assert action == (legal[int(uniform * len(legal))] if legal else 0)
+
+
+# --- the §12 scoring switches against the oracle ------------------------------------------
+
+
+@st.composite
+def scoring_cases(draw):
+    """A rule set with random §12 scoring switches, a round's end: hands, old totals, the
+    finisher, its card plays and last card."""
+    base = Rules.preset(draw(st.sampled_from(PRESETS)))
+    points = {rank: value for rank, value in base.to_dict()["points"].items()}
+    for rank, pair in draw(st.lists(st.sampled_from([("A", [1, 11]), ("K", [1, 4])]))):
+        points[rank] = pair
+    changes = {
+        "points": points,
+        "holder_wins": draw(st.lists(st.sampled_from(["Q♥", "K♣", "9"]), unique=True)),
+        "multiplier_scope": draw(st.sampled_from(["round", "total"])),
+        "bonus_combo": draw(st.booleans()),
+        "leftover_bonus": draw(st.sampled_from(["ordinary", "subtract", "single_adds"])),
+        "reset_at_target": draw(st.booleans()),
+    }
+    rules = base.replace(**changes)
+    players = draw(st.integers(2, 4))
+    cards = draw(st.permutations(range(NUM_CARDS)))
+    finisher = draw(st.integers(0, players - 1))
+    sizes = [0 if p == finisher else draw(st.integers(0, 5)) for p in range(players)]
+    hands, start = [], 0
+    for size in sizes:
+        hands.append(set(cards[start : start + size]))
+        start += size
+    plays = list(cards[start : start + draw(st.integers(0, 5))])
+    last = plays[-1] if plays and draw(st.booleans()) else None
+    if last is None:
+        plays = plays[:-1] if plays else plays
+    old = [draw(st.integers(-60, rules.target)) for _ in range(players)]
+    return rules, hands, old, finisher, last, plays
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=scoring_cases())
+def test_switch_scoring_matches_the_oracle(case) -> None:
+    """§7 and the §12 scoring switches: the engine's round points equal the oracle's."""
+    from rules_oracle import round_points
+
+    from sto_odno_env.core.scoring import note_plays, score_rounds
+
+    rules, hands, old, finisher, last, plays = case
+    state = engine.empty_state(rules, len(hands), 1)
+    for seat, hand in enumerate(hands):
+        state.hand[0, seat] = sum(1 << c for c in hand)
+    state.totals[0] = old
+    game = np.array([0])
+    if state.combo_points is not None:
+        for card in plays:  # the last card, if any, is the last of them
+            note_plays(state, game, np.array([finisher]), np.array([card], dtype=np.int8))
+    last_card = np.array([NUM_CARDS if last is None else last], dtype=np.int8)
+    score_rounds(state, game, np.array([finisher], dtype=np.int8), last_card, None)
+    expected = round_points(rules, hands, old, finisher, last, plays)
+    assert state.round_points[0].tolist() == expected, (rules.to_dict(), hands, old)
