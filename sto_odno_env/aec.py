@@ -61,11 +61,10 @@ from .cards import NUM_ACTIONS
 from .engine import IllegalActionError
 from .observation import observation_space, observe_one
 from .render import RecentMoves, render_game
-from .rules import Rules, load_rules
+from .rules import Rules
+from .table_config import TableConfig
 
 ENV_NAME = "sto_odno_v0"
-REWARDS = ("match", "round")
-ILLEGAL = ("raise", "penalize")
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
@@ -125,15 +124,12 @@ class raw_env(AECEnv, EzPickle):
     ):
         EzPickle.__init__(self, rules, players, render_mode, reward, illegal_action, record)
         super().__init__()
-        self.rules = load_rules(rules)
-        self.rules.check_players(players)
-        for name, value, allowed in (
-            ("render_mode", render_mode, (None, *self.metadata["render_modes"])),
-            ("reward", reward, REWARDS),
-            ("illegal_action", illegal_action, ILLEGAL),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{name}={value!r} is not allowed; allowed: {allowed}")
+        allowed = (None, *self.metadata["render_modes"])
+        if render_mode not in allowed:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: {allowed}")
+        # The settings a learner table shares with this env are checked in one place.
+        config = TableConfig(rules, players, reward=reward, illegal_action=illegal_action)
+        self.rules = config.rules
         self.players = players
         self.render_mode = render_mode
         self.reward_mode = reward

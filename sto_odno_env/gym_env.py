@@ -15,6 +15,10 @@
   that the next step rewrites (a few percent faster at large batches); by default every
   step returns new arrays.
 
+Both take the table's settings as ``config=`` (a :class:`~sto_odno_env.table_config.TableConfig`:
+rules, players, opponents, learner_seat, reward, illegal_action, workers), or as keyword
+arguments that build it; ``rules`` and ``players`` may come first by position.
+
 Observations are the float32 vectors of :mod:`sto_odno_env.observation` (a ``Box``, so
 ``MlpPolicy`` works); rewards as in the AEC env (``reward="match"`` or ``"round"``).
 An episode ends when the learner's match ends or the learner is eliminated. With
@@ -35,9 +39,9 @@ from gymnasium.vector.utils import batch_space
 from .cards import NUM_ACTIONS
 from .learner import LearnerGames, learner_games
 from .observation import observation_space
-from .policy import resolve_opponents
 from .render import render_game
 from .rules import Rules
+from .table_config import TableConfig, table_config
 
 
 def check_num_envs(num_envs: Any) -> int:
@@ -59,23 +63,25 @@ class StoOdnoEnv(gymnasium.Env):
 
     def __init__(
         self,
-        rules: str | Rules = "classic",
-        players: int = 2,
-        opponents: Any = None,
-        learner_seat: int | None = None,
-        reward: str = "match",
-        illegal_action: str = "raise",
+        rules: str | Rules | None = None,
+        players: int | None = None,
+        *,
         render_mode: str | None = None,
+        config: TableConfig | None = None,
+        **settings: Any,
     ):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(
                 f"render_mode={render_mode!r} is not allowed; allowed: "
                 f"{self.metadata['render_modes']}"
             )
-        opponents = resolve_opponents(opponents, rules, players)
-        self.games = LearnerGames(
-            rules, players, 1, opponents, learner_seat, reward, illegal_action
-        )
+        config = table_config(config, rules=rules, players=players, **settings)
+        if config.workers != 1:
+            raise ValueError(
+                f"workers={config.workers} is not allowed for StoOdnoEnv (one game); "
+                "allowed: 1 (StoOdnoVectorEnv takes workers)"
+            )
+        self.games = LearnerGames(config=config)
         self.render_mode = render_mode
         self.observation_space = learner_observation_space()
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -111,6 +117,11 @@ class StoOdnoEnv(gymnasium.Env):
             self.render()
         return observation, float(result["reward"][0]), terminated, truncated, info
 
+    @property
+    def config(self) -> TableConfig:
+        """The table's settings (:class:`~sto_odno_env.table_config.TableConfig`)."""
+        return self.games.config
+
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.games.masks()[0], "learner_seat": int(self.games.learner[0])}
 
@@ -143,27 +154,16 @@ class StoOdnoVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 64,
-        rules: str | Rules = "classic",
-        players: int = 2,
-        opponents: Any = None,
-        learner_seat: int | None = None,
-        reward: str = "match",
-        illegal_action: str = "raise",
-        workers: int = 1,
+        rules: str | Rules | None = None,
+        players: int | None = None,
+        *,
         copy: bool = True,
+        config: TableConfig | None = None,
+        **settings: Any,
     ):
         num_envs = check_num_envs(num_envs)
-        self.games = learner_games(
-            workers,
-            rules=rules,
-            players=players,
-            batch=num_envs,
-            opponents=resolve_opponents(opponents, rules, players),
-            learner_seat=learner_seat,
-            reward=reward,
-            illegal_action=illegal_action,
-            copy=copy,
-        )
+        config = table_config(config, rules=rules, players=players, **settings)
+        self.games = learner_games(config, batch=num_envs, copy=copy)
         self.num_envs = num_envs
         self.single_observation_space = learner_observation_space()
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -211,11 +211,15 @@ class StoOdnoVectorEnv(VectorEnv):
         """(num_envs, 42) bool legal actions of the learner in every game."""
         return self.games.masks().astype(bool)
 
+    @property
+    def config(self) -> TableConfig:
+        """The table's settings (:class:`~sto_odno_env.table_config.TableConfig`)."""
+        return self.games.config
+
     def set_opponents(self, opponents: Any) -> None:
         """Swap the opponent policies (e.g. for self-play with a frozen copy); registry
         names such as ``"expert"`` load that agent."""
-        games = self.games
-        games.set_opponents(resolve_opponents(opponents, games.rules, games.players))
+        self.games.set_opponents(opponents)
 
     def close_extras(self, **kwargs: Any) -> None:
         if hasattr(self.games, "close"):

@@ -24,14 +24,17 @@ import numpy as np
 from . import engine, rng
 from .observation import OBS_SIZE, observe, observe_one
 from .policy import RandomPolicy, as_policy
-from .rules import Rules, load_rules
-
-REWARDS = ("match", "round")
-ILLEGAL = ("raise", "penalize")
+from .rules import Rules
+from .table_config import TableConfig, table_config
 
 
 class LearnerGames:
     """The batched learner-versus-opponents table (see the module docstring).
+
+    The table's settings are a :class:`~sto_odno_env.table_config.TableConfig`: ``config``,
+    or ``rules``, ``players`` and keyword arguments that build one (``opponents``,
+    ``learner_seat``, ``reward``, ``illegal_action``). ``batch`` games are stepped in this
+    process (``workers`` is for :func:`learner_games`).
 
     ``opponents`` is one policy for every opponent position, or a sequence of P-1
     policies: entry ``i`` plays the seat ``i + 1`` places after the learner. Policies follow
@@ -46,32 +49,29 @@ class LearnerGames:
 
     def __init__(
         self,
-        rules: str | Rules = "classic",
-        players: int = 2,
+        rules: str | Rules | None = None,
+        players: int | None = None,
         batch: int = 1,
-        opponents: Any = None,
-        learner_seat: int | None = None,
-        reward: str = "match",
-        illegal_action: str = "raise",
+        *,
         seed: int | None = None,
         copy: bool = True,
+        config: TableConfig | None = None,
+        **settings: Any,
     ):
-        self.rules = load_rules(rules)
-        self.rules.check_players(players)
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r} is not allowed; allowed: {REWARDS}")
-        if illegal_action not in ILLEGAL:
+        config = table_config(config, rules=rules, players=players, **settings)
+        if config.workers != 1:
             raise ValueError(
-                f"illegal_action={illegal_action!r} is not allowed; allowed: {ILLEGAL}"
+                f"workers={config.workers}: LearnerGames steps its games in this process; "
+                "use learner_games() or ShardedLearnerGames for worker processes"
             )
-        if learner_seat is not None and not 0 <= learner_seat < players:
-            raise ValueError(f"learner_seat={learner_seat} is not a seat 0..{players - 1}")
-        self.players = players
+        self.config = config
+        self.rules = config.rules
+        self.players = config.players
         self.batch = batch
-        self.reward_mode = reward
-        self.illegal_action = illegal_action
-        self.fixed_seat = learner_seat
-        self.set_opponents(opponents)
+        self.reward_mode = config.reward
+        self.illegal_action = config.illegal_action
+        self.fixed_seat = config.learner_seat
+        self._use_opponents(config.opponents)
         self.state: engine.State | None = None
         self.learner = np.zeros(batch, dtype=np.int8)
         self.obs = np.zeros((batch, OBS_SIZE), dtype=np.float32)
@@ -79,7 +79,13 @@ class LearnerGames:
         self._pending_seed = seed
 
     def set_opponents(self, opponents: Any) -> None:
-        """Replace the opponent policies (one for all positions, or P-1 of them)."""
+        """Replace the opponent policies (one for all positions, or P-1 of them; registry
+        names load those agents)."""
+        self.config = self.config.replace(opponents=opponents)
+        self._use_opponents(self.config.opponents)
+
+    def _use_opponents(self, opponents: Any) -> None:
+        """Set up the opponents of a checked config."""
         self._autoplay_cache: engine.Autoplay | None = None
         self.table = opponents if hasattr(opponents, "act_games") else None
         if self.table is not None:
@@ -88,11 +94,6 @@ class LearnerGames:
         if opponents is None:
             opponents = RandomPolicy()
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
-            if len(opponents) != self.players - 1:
-                raise ValueError(
-                    f"opponents: expected {self.players - 1} policies (one per "
-                    f"opponent seat), got {len(opponents)}"
-                )
             self.opponents = [as_policy(policy) for policy in opponents]
         else:
             self.opponents = [as_policy(opponents)] * (self.players - 1)
@@ -359,19 +360,21 @@ class LearnerGames:
         self._autoplay_cache = None
 
 
-def check_workers(workers: Any) -> None:
-    """Refuse a worker count that is not a positive integer (``True`` and ``1.0`` too)."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
-
-
-def learner_games(workers: int = 1, **settings: Any) -> Any:
-    """One process's :class:`LearnerGames` (``workers=1``), or
-    :class:`~sto_odno_env.sharded.ShardedLearnerGames` stepping the games in ``workers``
-    processes; ``settings`` are their keyword arguments."""
-    check_workers(workers)
-    if workers == 1:
-        return LearnerGames(**settings)
+def learner_games(
+    config: TableConfig | None = None,
+    *,
+    batch: int = 1,
+    seed: int | None = None,
+    copy: bool = True,
+    **settings: Any,
+) -> Any:
+    """``batch`` games of the table ``config`` (or of the keyword ``settings``): one
+    process's :class:`LearnerGames` (``workers=1``), or
+    :class:`~sto_odno_env.sharded.ShardedLearnerGames` stepping them in ``workers``
+    processes."""
+    config = table_config(config, **settings)
+    if config.workers == 1:
+        return LearnerGames(batch=batch, seed=seed, copy=copy, config=config)
     from .sharded import ShardedLearnerGames  # the multiprocessing module, only when asked
 
-    return ShardedLearnerGames(workers=workers, **settings)
+    return ShardedLearnerGames(batch=batch, seed=seed, copy=copy, config=config)

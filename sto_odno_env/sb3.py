@@ -24,8 +24,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from .cards import NUM_ACTIONS
 from .gym_env import check_num_envs, learner_observation_space
 from .learner import learner_games
-from .policy import resolve_opponents
 from .rules import Rules
+from .table_config import TableConfig, table_config
 
 
 class StoOdnoVecEnv(VecEnv):
@@ -34,27 +34,16 @@ class StoOdnoVecEnv(VecEnv):
     def __init__(
         self,
         num_envs: int = 64,
-        rules: str | Rules = "classic",
-        players: int = 2,
-        opponents: Any = None,
-        learner_seat: int | None = None,
-        reward: str = "match",
-        illegal_action: str = "raise",
+        rules: str | Rules | None = None,
+        players: int | None = None,
+        *,
         seed: int | None = None,
-        workers: int = 1,
+        config: TableConfig | None = None,
+        **settings: Any,
     ):
         num_envs = check_num_envs(num_envs)
-        self.games = learner_games(
-            workers,
-            rules=rules,
-            players=players,
-            batch=num_envs,
-            opponents=resolve_opponents(opponents, rules, players),
-            learner_seat=learner_seat,
-            reward=reward,
-            illegal_action=illegal_action,
-            seed=seed,
-        )
+        config = table_config(config, rules=rules, players=players, **settings)
+        self.games = learner_games(config, batch=num_envs, seed=seed)
         super().__init__(num_envs, learner_observation_space(), spaces.Discrete(NUM_ACTIONS))
         self._actions: np.ndarray | None = None
         self._seed: int | None = seed
@@ -119,8 +108,12 @@ class StoOdnoVecEnv(VecEnv):
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False for _ in self._indices(indices)]
 
+    @property
+    def config(self) -> TableConfig:
+        """The table's settings (:class:`~sto_odno_env.table_config.TableConfig`)."""
+        return self.games.config
+
     def set_opponents(self, opponents: Any) -> None:
         """Swap the opponent policies (e.g. for self-play with a frozen copy); registry
         names such as ``"expert"`` load that agent."""
-        games = self.games
-        games.set_opponents(resolve_opponents(opponents, games.rules, games.players))
+        self.games.set_opponents(opponents)

@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 
 from . import engine, rng
-from .learner import LearnerGames, check_workers
+from .learner import LearnerGames
 from .observation import OBS_SIZE
-from .rules import Rules, load_rules
+from .rules import Rules
+from .table_config import TableConfig, table_config
 
 # (name, per-game shape, dtype) of the shared result buffers.
 _BUFFERS = (
@@ -56,10 +57,10 @@ class WorkerError(RuntimeError):
     """An exception raised in a worker process (its traceback is in the message)."""
 
 
-def _worker(connection, raw, batch: int, low: int, high: int, settings: dict) -> None:
+def _worker(connection, raw, batch: int, low: int, high: int, config: TableConfig) -> None:
     """A worker's loop: serve reset/step/set_opponents on games ``low..high-1``."""
     shared = {name: view[low:high] for name, view in _views(raw, batch).items()}
-    games = LearnerGames(batch=high - low, copy=False, **settings)  # published by copying
+    games = LearnerGames(batch=high - low, copy=False, config=config)  # published by copying
 
     def publish() -> None:
         shared["observation"][:] = games.obs
@@ -96,39 +97,37 @@ def _worker(connection, raw, batch: int, low: int, high: int, settings: dict) ->
 
 
 class ShardedLearnerGames:
-    """B learner games stepped by ``workers`` processes (see the module docstring)."""
+    """B learner games stepped by ``workers`` processes (see the module docstring).
+
+    Settings as :class:`~sto_odno_env.learner.LearnerGames` (``config``, or ``rules``,
+    ``players`` and keyword arguments that build it); ``workers`` is 2 unless given.
+    """
 
     def __init__(
         self,
-        rules: str | Rules = "classic",
-        players: int = 2,
+        rules: str | Rules | None = None,
+        players: int | None = None,
         batch: int = 1,
-        opponents: Any = None,
-        learner_seat: int | None = None,
-        reward: str = "match",
-        illegal_action: str = "raise",
+        *,
         seed: int | None = None,
         copy: bool = True,
-        workers: int = 2,
         start_method: str = "spawn",
+        config: TableConfig | None = None,
+        **settings: Any,
     ):
-        check_workers(workers)
+        if config is None:
+            settings.setdefault("workers", 2)
+        # Bad settings fail here (the config checks them), not in a worker.
+        config = table_config(config, rules=rules, players=players, **settings)
+        workers = config.workers
         if workers > batch:
             raise ValueError(f"workers={workers} is more than the {batch} games to share")
-        self.rules = load_rules(rules)
-        settings = {
-            "rules": self.rules,
-            "players": players,
-            "opponents": opponents,
-            "learner_seat": learner_seat,
-            "reward": reward,
-            "illegal_action": illegal_action,
-        }
-        LearnerGames(batch=1, **settings)  # bad settings fail here, not in a worker
-        self.players = players
+        self.config = config
+        self.rules = config.rules
+        self.players = config.players
         self.batch = batch
         self.workers = workers
-        self.illegal_action = illegal_action
+        self.illegal_action = config.illegal_action
         self.copy = copy
         self._pending_seed = seed
         context = mp.get_context(start_method)
@@ -147,7 +146,7 @@ class ShardedLearnerGames:
             ours, theirs = context.Pipe()
             process = context.Process(
                 target=_worker,
-                args=(theirs, raw, batch, low, high, settings),
+                args=(theirs, raw, batch, low, high, config.replace(workers=1)),
                 daemon=True,
                 name=f"sto-odno-worker-{low}-{high}",
             )
@@ -266,8 +265,9 @@ class ShardedLearnerGames:
         return observations.copy() if self.copy else observations
 
     def set_opponents(self, opponents: Any) -> None:
-        """Replace the opponent policies in every worker (they are pickled)."""
-        self._call("set_opponents", [opponents] * self.workers)
+        """Replace the opponent policies in every worker (checked here, then pickled)."""
+        self.config = self.config.replace(opponents=opponents)
+        self._call("set_opponents", [self.config.opponents] * self.workers)
 
     def close(self) -> None:
         """Stop the workers (also done when the games are garbage-collected)."""
