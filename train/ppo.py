@@ -511,6 +511,7 @@ def run(trainer: Trainer, args: argparse.Namespace) -> dict[str, Any]:
         )  # fmt: skip
         if config["eval_every_minutes"]:
             latest = _evaluate(trainer, writer, out, bar, args)
+            last_eval = time.perf_counter()
         boundary = trainer.capture()
     try:
         while trainer.global_step < config["total_steps"]:
