@@ -7,7 +7,17 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from .cards import NO_CARD, NUM_CARDS, PHASE_DONE, PHASE_NAMES, SUIT_SYMBOLS, action_name, card_name
+from .cards import (
+    NO_CARD,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    PHASE_DONE,
+    PHASE_NAMES,
+    SUIT_SYMBOLS,
+    action_name,
+    card_name,
+)
+from .cli import plural
 from .core.state import State
 
 
@@ -42,13 +52,65 @@ def _move_text(event: dict[str, Any], names: list[str]) -> str:
             f"{names[event['from']]}"
         )
     if kind == "reshuffle":
-        return f"reshuffle: {len(event['stock'])} cards to the stock"
+        return f"reshuffle: {plural(len(event['stock']), 'card')} to the stock"
     if kind == "round":
         return f"round {event['round']} dealt by {names[event['dealer']]}"
     last = event["last_card"]
     return f"round over: {names[event['finisher']]} finished" + (
         f" on {card_name(last)}" if last is not None else " (last card stolen)"
     )
+
+
+def _after(seat: int, seats_in: list[int]) -> int:
+    """The next seat clockwise after ``seat`` among ``seats_in``."""
+    later = [other for other in seats_in if other > seat]
+    return later[0] if later else seats_in[0]
+
+
+def _round_text(
+    state: State, game: int, moves: list[dict[str, Any]], index: int, names: list[str]
+) -> str:
+    """A ``round`` line: the dealer, the opening card (docs/rules.md §3), and the players it
+    skipped, read from who acted first (the player to act now, in a round just dealt)."""
+    event = moves[index]
+    dealer = event["dealer"]
+    tables = state.tables
+    if tables.leader_plays:
+        return f"round {event['round']} led by {names[dealer]}"
+    later = moves[index + 1 :]
+    ends = [i for i, move in enumerate(later) if move["type"] in ("round", "round_end")]
+    this_round = later[: ends[0]] if ends else later
+    current = not ends
+    if ends and later[ends[0]]["type"] == "round_end":  # who played it: points not null
+        points = later[ends[0]]["points"]
+        seats_in = [seat for seat, value in enumerate(points) if value is not None]
+    elif current:
+        seats_in = [p for p in range(state.players) if int(state.in_match[game]) >> p & 1]
+    else:
+        return f"round {event['round']} dealt by {names[dealer]}"
+    opening = event["deck"][len(seats_in) * tables.hand_size - 1]
+    text = f"round {event['round']} dealt by {names[dealer]}, opening card {card_name(opening)}"
+    decides = bool(tables.order_suit[opening] or tables.cover[opening])
+    expected = dealer if decides else _after(dealer, seats_in)
+    actors = [move["player"] for move in this_round if move["type"] == "action"]
+    if actors:
+        first = actors[0]
+    elif current and int(state.phase[game]) != PHASE_DONE:
+        first = int(state.current_player[game])
+    else:
+        return text
+    skipped = []
+    seat = expected
+    while seat != first and len(skipped) < len(seats_in):
+        skipped.append(names[seat])
+        seat = _after(seat, seats_in)
+    if skipped and seat == first:
+        penalty = int(tables.draw[opening])
+        if penalty and len(skipped) == 1:
+            text += f": {skipped[0]} takes {plural(penalty, 'card')} and is skipped"
+        else:
+            text += f": {', '.join(skipped)} skipped"
+    return text
 
 
 def render_game(
@@ -79,8 +141,8 @@ def render_game(
         f"top card: {card_name(top) if top != NO_CARD else '(empty table)'}"
         + (f" · ordered suit: {SUIT_SYMBOLS[suit]}" if suit >= 0 else "")
         + (f" · penalty pending: {int(state.pending[game])}" if state.pending[game] else ""),
-        f"stock: {int(state.stock_size[game])} cards · discard pile: "
-        f"{int(state.discard_size[game])} cards",
+        f"stock: {plural(int(state.stock_size[game]), 'card')} · discard pile: "
+        f"{plural(int(state.discard_size[game]), 'card')}",
         "",
         f"   {'seat':<10} {'cards':>5} {'total':>6}  hand",
     ]
@@ -93,7 +155,17 @@ def render_game(
             f"{marks} {names[seat]:<10} {bits.bit_count():>5} "
             f"{int(state.totals[game, seat]):>6}  {hand}"
         )
-    recent = [_move_text(event, names) for event in moves]
+    if phase != PHASE_DONE and shown == current:
+        bits = int(state.legal_bits[game])
+        legal = [f"{a} = {action_name(a)}" for a in range(NUM_ACTIONS) if bits >> a & 1]
+        lines += ["", f"legal actions (id = move): {', '.join(legal)}"]
+    moves = list(moves)
+    recent = [
+        _round_text(state, game, moves, index, names)
+        if event["type"] == "round"
+        else _move_text(event, names)
+        for index, event in enumerate(moves)
+    ]
     if recent:
         lines += ["", "last moves:"] + [f"  {text}" for text in recent]
     return "\n".join(lines)

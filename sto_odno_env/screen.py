@@ -29,6 +29,7 @@ from .cards import (
     card_name,
     suit_of,
 )
+from .cli import plural
 from .engine import State
 
 RED_SUITS = (2, 3)  # ♦ ♥
@@ -104,7 +105,7 @@ class Screen:
         if action == DRAW and state is not None:
             phase = int(state.phase[game])
             if phase == PHASE_RESPOND:
-                return f"take the penalty ({int(state.pending[game])} cards)"
+                return f"take the penalty ({plural(int(state.pending[game]), 'card')})"
             if phase == PHASE_COVER:
                 return "draw (to cover)"
         if action == PASS and state is not None and int(state.phase[game]) == PHASE_COVER:
@@ -232,7 +233,7 @@ def event_text(
             card = screen.card(event["card"])
         return f"{screen.text(names[thief])} steals {card} from {screen.text(names[victim])}"
     if kind == "reshuffle":
-        return f"the discard pile becomes the stock ({len(event['stock'])} cards)"
+        return f"the discard pile becomes the stock ({plural(len(event['stock']), 'card')})"
     if kind == "round":
         return f"round {event['round'] + 1} dealt by {screen.text(names[event['dealer']])}"
     if kind == "round_end":

@@ -19,7 +19,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from preset_combos import COMBOS
 
 from sto_odno_env import PRESETS, Rules, engine, sto_odno_v0
-from sto_odno_env.cards import card_name, parse_card
+from sto_odno_env.cards import action_name, card_name, parse_card
 from sto_odno_env.engine import IllegalActionError
 from sto_odno_env.observation import LAYOUT, observe
 from sto_odno_env.scenario import Game
@@ -630,6 +630,42 @@ def test_render_ansi_shows_the_table():
     assert "player_1: draw (forced)" in text
     assert "player_1: pass (forced)" in text
     assert "player_0: play 10♦" in text and "player_0: play 10♦ (forced)" not in text
+
+
+def test_render_ansi_numbers_the_legal_actions():
+    env = rendered_deal("ansi")
+    text = env.render()
+    mask = env.observe("player_0")["action_mask"]
+    line = next(line for line in text.splitlines() if line.startswith("legal actions"))
+    for action in np.flatnonzero(mask):
+        assert f"{action} = {action_name(action)}" in line
+    assert line.count("=") == 1 + int(mask.sum())  # "(id = move)" and one per action
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_render_says_when_the_opening_card_skipped_a_player(players):
+    """Classic has no stacking: an opening card that skips always skips the player after the
+    dealer, and the first round line says so; singular counts read "1 card"."""
+    env = make_env("classic", players, seed=0, render_mode="ansi")
+    rules = env.unwrapped.rules
+    skips = 0
+    for seed in range(30):
+        env.reset(seed=seed)
+        state = env.unwrapped.state()
+        opening = int(state.discard[0, 0])
+        text = env.render()
+        round_line = next(line for line in text.splitlines() if "dealt by" in line)
+        assert f"opening card {card_name(opening)}" in round_line
+        skipped = rules.effect_of(opening).skip
+        if "skipped" in round_line:
+            skips += 1
+            dealer = int(state.dealer[0])
+            assert f"player_{(dealer + 1) % players}" in round_line.split(":")[1]
+        assert ("skipped" in round_line) == skipped
+        if state.discard_size[0] == 1:
+            assert "discard pile: 1 card\n" in text
+        assert " 1 cards" not in text
+    assert skips > 0
 
 
 def test_render_human_prints(capsys):

@@ -147,6 +147,9 @@ def test_render_ansi_shows_the_learners_hand():
     row = next(line for line in text.splitlines() if "player_2" in line and "to act" not in line)
     for card in hand:
         assert card_name(card) in row
+    legal = next(line for line in text.splitlines() if line.startswith("legal actions"))
+    for action in np.flatnonzero(env.action_masks()):
+        assert f" {action} = " in legal
 
 
 # --- masks and the learner's seat -------------------------------------------------------------
