@@ -110,8 +110,8 @@ ENGINE_FUNCTIONS: list[tuple[str, Callable]] = [
 def _first_sentence(function: Callable) -> str:
     doc = inspect.getdoc(function) or ""
     paragraph = " ".join(doc.split("\n\n")[0].split())
-    # docstrings cite the rules as RULES.md; in docs/ that is rules.md
-    return paragraph.replace("|", "\\|").replace("RULES.md", "rules.md")
+    # docstrings cite the rules as docs/rules.md; in docs/ that is rules.md
+    return paragraph.replace("|", "\\|").replace("docs/rules.md", "rules.md")
 
 
 def engine_table() -> str:

@@ -32,7 +32,7 @@ zero-sum by final ranking: +1 for the first to −1 for the last, linear in the 
 with two players; tied players share). Under ``last_survivor`` an eliminated player gets
 its reward when it goes out (its place is final then) and leaves ``agents`` through the
 dead-step convention. ``reward="round"``: in addition, at each round end every player in
-that round gets −(points it scored in the round) / target. A truncated match (RULES.md §8)
+that round gets −(points it scored in the round) / target. A truncated match (docs/rules.md §8)
 gives no terminal reward (players eliminated earlier keep theirs).
 
 **Illegal actions.** ``illegal_action="raise"`` raises :class:`IllegalActionError` (a
@@ -297,7 +297,7 @@ class raw_env(AECEnv, EzPickle):
         return start.copy()
 
     def record(self) -> list[dict[str, Any]]:
-        """The record events (RULES.md §10) of the current match, with ``record=True``."""
+        """The record events (docs/rules.md §10) of the current match, with ``record=True``."""
         if not self.record_events:
             raise ValueError("this env keeps no record: create it with record=True")
         return list(self._moves.current[0])

@@ -1,4 +1,4 @@
-"""Card and action ids (RULES.md §1).
+"""Card and action ids (docs/rules.md §1).
 
 A card id is ``suit * 9 + rank`` with suits ``♠ ♣ ♦ ♥`` (0–3) and ranks
 ``6 7 8 9 10 J Q K A`` (0–8), so ``6♠ = 0``, ``Q♠ = 6``, ``K♠ = 7``, ``A♥ = 35``.
@@ -14,7 +14,7 @@ id      action
 41      pass
 ======  ==========================================
 
-Phase codes (``State.phase``) say which decision the player to act faces (RULES.md §4):
+Phase codes (``State.phase``) say which decision the player to act faces (docs/rules.md §4):
 ``PHASE_PLAY`` (play, draw or pass), ``PHASE_AFTER_DRAW`` (play the drawn card or pass),
 ``PHASE_COVER`` (cover the card just played), ``PHASE_ORDER`` (order a suit after a queen),
 ``PHASE_RESPOND`` (stack onto a penalty or accept it), ``PHASE_DONE`` (the match is over).

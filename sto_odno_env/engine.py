@@ -9,7 +9,7 @@ the arrays in place for speed; :meth:`State.copy` takes a snapshot::
     state, rewards, done = step(state, actions)    # one action per game
 
 ``step`` applies one decision per game, then resolves everything that is not a real
-decision (RULES.md): forced decisions (exactly one legal action, §4), penalty draws and
+decision (docs/rules.md): forced decisions (exactly one legal action, §4), penalty draws and
 skips (§5), reshuffles and steals (§6), the round end, scoring and eliminations (§7), the
 next round's deal, match end and truncation (§8). After ``step`` every live game waits on
 a decision with at least two legal actions.
@@ -20,7 +20,7 @@ stacked penalty), 41 pass (:mod:`sto_odno_env.cards`).
 
 Randomness comes from a counter-based stream per game (:mod:`sto_odno_env.rng`) unless a
 ``chance`` object supplies it (replaying a record does). ``trace`` collects the events of
-RULES.md §10 per game when given.
+docs/rules.md §10 per game when given.
 
 This module is the facade; the stages of a turn live in :mod:`sto_odno_env.core`
 (docs/architecture.md maps each rule to its function).

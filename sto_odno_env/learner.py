@@ -7,7 +7,7 @@ every game: one policy call per opponent position (1..P-1 seats after the learne
 round of moves, for all games at once.
 
 An episode is the learner's match: it ends when the match ends (terminated, or truncated
-by RULES.md §8) or when the learner is eliminated under ``last_survivor`` (terminated:
+by docs/rules.md §8) or when the learner is eliminated under ``last_survivor`` (terminated:
 its place is final). The game then starts a new match at once (same-step auto-reset):
 the step returns the new episode's first observation and keeps the last one in
 ``final_observation``. The learner's seat is drawn at random for every match unless

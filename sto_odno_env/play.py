@@ -179,7 +179,7 @@ class HumanMatch:
 
     @property
     def record(self) -> list[dict[str, Any]]:
-        """The match's record events so far (RULES.md §10)."""
+        """The match's record events so far (docs/rules.md §10)."""
         return self.trace.current[0]
 
     def play(self) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import cli, engine
-from .cards import NUM_ACTIONS, NUM_CARDS, action_name
+from .cards import NUM_ACTIONS, NUM_CARDS
 from .rules import Rules, RulesError
 
 EVENT_FIELDS = {
@@ -230,7 +230,9 @@ def _header(match: _Lines) -> tuple[Rules, int, int]:
     except RulesError as error:
         raise match.error(f"bad rules: {error}") from None
     if rules.to_dict() != header["rules"]:
-        raise match.error("the rules object must list every key of RULES.md §11 in canonical form")
+        raise match.error(
+            "the rules object must list every key of docs/rules.md §11 in canonical form"
+        )
     if header["seed"] < 0:
         raise match.error(f"seed {header['seed']} is negative")
     return rules, header["players"], header["seed"]

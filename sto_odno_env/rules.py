@@ -1,4 +1,4 @@
-"""The rule set (RULES.md §11): a frozen, validated :class:`Rules` and its presets.
+"""The rule set (docs/rules.md §11): a frozen, validated :class:`Rules` and its presets.
 
 A rule set is data. Presets are the YAML files in ``sto_odno_env/presets/`` (also reachable
 as ``configs/rules/``); a YAML file may start from ``base: PRESET`` and override keys.
@@ -44,7 +44,7 @@ MATCH_ENDS = ("last_survivor", "first_loser")
 MULTIPLIER_SCOPES = ("round", "total")
 LEFTOVER_BONUSES = ("ordinary", "subtract", "single_adds")
 
-# The variant switches of RULES.md §12: optional keys, each off by default, so a rule set
+# The variant switches of docs/rules.md §12: optional keys, each off by default, so a rule set
 # (or a record) that leaves them out plays exactly as before. ``to_dict`` lists a switch
 # only where it differs from its default.
 SWITCH_DEFAULTS: dict[str, Any] = {
@@ -56,12 +56,12 @@ SWITCH_DEFAULTS: dict[str, Any] = {
 
 
 class RulesError(ValueError):
-    """A rule set that does not fit the schema of RULES.md §11."""
+    """A rule set that does not fit the schema of docs/rules.md §11."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Effect:
-    """What a played card does (RULES.md §5)."""
+    """What a played card does (docs/rules.md §5)."""
 
     draw: int = 0
     skip: bool = False
@@ -72,7 +72,7 @@ class Effect:
 
 @dataclasses.dataclass(frozen=True)
 class Bonus:
-    """What finishing a round on a card is worth (RULES.md §7)."""
+    """What finishing a round on a card is worth (docs/rules.md §7)."""
 
     points: int = 0
     multiplier: int = 1
@@ -84,7 +84,7 @@ _BONUS_FIELDS = {field.name: field.type for field in dataclasses.fields(Bonus)}
 
 @dataclasses.dataclass(frozen=True)
 class Rules:
-    """One rule set, exactly the schema of RULES.md §11.
+    """One rule set, exactly the schema of docs/rules.md §11.
 
     Build it with :meth:`preset`, :meth:`from_yaml` or :meth:`from_dict`; change it with
     :meth:`replace`. Effect and bonus keys are canonical: a rank (``"6"``…``"A"``) or a card
@@ -374,7 +374,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     missing = [key for key in _REQUIRED if key not in data]
     if missing:
         raise RulesError(
-            f"missing key {missing[0]!r}; a rule set needs every key of RULES.md §11 "
+            f"missing key {missing[0]!r}; a rule set needs every key of docs/rules.md §11 "
             "(or `base: PRESET` to take the rest from a preset)"
         )
     out: dict[str, Any] = {}

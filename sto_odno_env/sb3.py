@@ -8,7 +8,7 @@
 
 ``env_method("action_masks")`` returns every game's mask, which is what MaskablePPO asks
 for. Ended episodes reset at once; ``infos[i]["terminal_observation"]`` holds the last
-observation and ``infos[i]["TimeLimit.truncated"]`` marks truncation (RULES.md §8).
+observation and ``infos[i]["TimeLimit.truncated"]`` marks truncation (docs/rules.md §8).
 ``workers=W`` steps the games in W processes (:mod:`sto_odno_env.sharded`).
 """
 

@@ -1,7 +1,7 @@
 """Hand-made deals and a one-game driver, for scenario tests and examples.
 
 Build a deal by naming each seat's cards; the deck order that deals them is worked out
-from the dealing rule (RULES.md §3)::
+from the dealing rule (docs/rules.md §3)::
 
     game = Game("classic", players=2, dealer=1,
                 hands={0: "6♦ 9♣ J♠ 6♥ 8♥", 1: "Q♥ 10♣ 7♦ 9♥"},
@@ -125,7 +125,7 @@ class ScriptedChance(engine.RandomChance):
 class Game:
     """One game driven decision by decision, with readable helpers.
 
-    ``events`` holds the record events (RULES.md §10) so far; ``state`` is the batch-of-one
+    ``events`` holds the record events (docs/rules.md §10) so far; ``state`` is the batch-of-one
     engine state.
     """
 

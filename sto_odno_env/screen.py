@@ -2,7 +2,7 @@
 
 A :class:`Screen` writes to one text stream. On a terminal (and with rich installed) it
 prints rich panels with coloured suits; otherwise plain lines that a test or a pipe can
-read. The text builders here take engine states and record events (RULES.md §10) and
+read. The text builders here take engine states and record events (docs/rules.md §10) and
 never decide anything about the rules.
 """
 

@@ -84,7 +84,7 @@ class RuleTables:
     reset_at_target: bool
     first_loser: bool
     # §12 scoring switches. ``scoring_extras`` is False when all are off: the round end then
-    # takes the plain path of RULES.md §7 and none of the tables below is read.
+    # takes the plain path of docs/rules.md §7 and none of the tables below is read.
     scoring_extras: bool
     points_low: np.ndarray  # (36,) int32: ``low`` of a [low, high] pair, else = points
     pair_cards: np.ndarray  # (K,) intp: cards with low < high, largest high - low first
@@ -113,7 +113,7 @@ def compile_rules(rules: Rules) -> RuleTables:
             SUIT_MASK[suit_of(top)] | RANK_MASK[rank_of(top)] | np.uint64(wild)
         )
         for suit in range(NUM_SUITS):
-            # RULES.md §2: with a suit ordered, that suit or any queen may be played.
+            # docs/rules.md §2: with a suit ordered, that suit or any queen may be played.
             playable[top, suit] = SUIT_MASK[suit] | RANK_MASK[QUEEN]
     playable[NO_CARD, :] = ALL_CARDS  # leader_plays: any card opens the round
 
@@ -217,7 +217,7 @@ def _extra_base(steal: bool) -> np.ndarray:
 
 
 def _extra_actions(voluntary_draw: bool) -> np.ndarray:
-    """The non-card legal actions for each phase and situation (RULES.md §4, §5, §6).
+    """The non-card legal actions for each phase and situation (docs/rules.md §4, §5, §6).
 
     DRAW in PLAY: when the player has no playable card, or always with voluntary_draw,
     but never onto an empty table (leader_plays); in COVER: only without a playable card;

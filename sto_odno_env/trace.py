@@ -1,4 +1,4 @@
-"""Record events (RULES.md §10) collected per game while the engine plays."""
+"""Record events (docs/rules.md §10) collected per game while the engine plays."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 
 class Trace:
-    """Collects record events (RULES.md §10) per game; ``matches`` holds finished ones."""
+    """Collects record events (docs/rules.md §10) per game; ``matches`` holds finished ones."""
 
     def __init__(self, batch: int):
         self.current: list[list[dict[str, Any]]] = [[] for _ in range(batch)]

@@ -1,4 +1,4 @@
-"""RULES.md §2, §7 and the §12 scoring switches written out plainly, independent of the
+"""docs/rules.md §2, §7 and the §12 scoring switches written out plainly, independent of the
 engine's tables (a test oracle)."""
 
 from __future__ import annotations

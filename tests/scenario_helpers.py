@@ -38,7 +38,7 @@ def actions(game: Game, since: int = 0) -> list[tuple[int, int, bool]]:
 
 
 def with_effect(preset: str, key: str, **effect) -> dict:
-    """The preset's effects with one entry replaced (a rule switch of RULES.md §11)."""
+    """The preset's effects with one entry replaced (a rule switch of docs/rules.md §11)."""
     effects = {k: vars(v) for k, v in Rules.preset(preset).effects.items()}
     effects[key] = effect
     return effects

@@ -1,4 +1,4 @@
-"""Card and action ids and the text forms of cards (RULES.md §1)."""
+"""Card and action ids and the text forms of cards (docs/rules.md §1)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ Every seat plays a deterministic rule that depends on the observation and the ma
 played directly with the same seed and the same rule is the reference:
 
 * the AEC env: every decision (seat, observation, mask, action), every step's rewards, the
-  final state, and the whole game record (RULES.md §10);
+  final state, and the whole game record (docs/rules.md §10);
 * the single-agent env and the vector env: the learner's decisions (observation, mask, the
   full engine state at that moment), the rewards between them (both reward modes), the end
   of the episode and its final observation, and the next episode's first observation.

@@ -1,7 +1,7 @@
 """Property tests: random legal play over presets, player counts and variant switches.
 
 Each example plays a small batch of uniformly random legal actions (``engine.sample_actions``
-fed by a seeded numpy Generator) and checks, after every step, the invariants of RULES.md:
+fed by a seeded numpy Generator) and checks, after every step, the invariants of docs/rules.md:
 every card in exactly one place (§2), the top card is the last discard, a live game waits on a
 decision with at least two legal actions (§4 forced decisions), the mask matches an
 independent reading of §2, §4, §5, §6, seats out of the match hold no cards and keep their

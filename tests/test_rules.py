@@ -1,4 +1,4 @@
-"""The rule set (RULES.md §9 presets, §11 schema): loading, overrides and errors."""
+"""The rule set (docs/rules.md §9 presets, §11 schema): loading, overrides and errors."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ ACE = Effect(skip=True)
 STANDARD_POINTS = points(6, 7, 8, 0, 10, 2, 3, 4, 11)
 QUEEN_BONUS = {"Q": Bonus(points=-20), "Q♠": Bonus(points=-40)}
 
-# RULES.md §9, column by column.
+# docs/rules.md §9, column by column.
 PRESET_TABLE: dict[str, dict[str, Any]] = {
     "classic": {
         "players": (2, 6),

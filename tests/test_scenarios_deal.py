@@ -1,4 +1,4 @@
-"""Scenario tests for the deal, the opening and an exhausted stock: RULES.md §3 and §6.
+"""Scenario tests for the deal, the opening and an exhausted stock: docs/rules.md §3 and §6.
 
 Each test is a small hand-made deal (``sto_odno_env.scenario.Game``); the helpers are in
 ``scenario_helpers.py``.

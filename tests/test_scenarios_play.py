@@ -1,4 +1,4 @@
-"""Scenario tests for play within a round: RULES.md §2 (playable), §4 (a turn), §5 (effects).
+"""Scenario tests for play within a round: docs/rules.md §2 (playable), §4 (a turn), §5 (effects).
 
 Each test is a small hand-made deal (``sto_odno_env.scenario.Game``). Unless said otherwise
 two players sit, seat 1 deals, the opening card has no effect, and so seat 0 moves first.

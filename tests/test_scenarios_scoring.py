@@ -1,4 +1,4 @@
-"""Scenario tests for the end of a round and the match: RULES.md §7, §8, §9 and the rewards.
+"""Scenario tests for the end of a round and the match: docs/rules.md §7, §8, §9 and the rewards.
 
 Rounds are kept short with ``hand_size=2`` (the dealer holds one card and the opening card
 under dealer_blind). A typical round: seat 0 plays, the others cannot follow and are forced

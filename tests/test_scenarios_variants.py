@@ -1,4 +1,4 @@
-"""Scenario tests for the variant switches of RULES.md §12 (docs/rules.md "Variant
+"""Scenario tests for the variant switches of docs/rules.md §12 (docs/rules.md "Variant
 switches"). Each test plays one hand-made deal with the switch on and with it off.
 
 Rounds are kept short with ``hand_size=2`` as in test_scenarios_scoring.py: seat 0 plays

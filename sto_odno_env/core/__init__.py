@@ -8,13 +8,13 @@ Imports go one way, from the left to the right::
 
 * :mod:`.bits`: flat cell views, bit counts and action masks (array helpers);
 * :mod:`.state`: :class:`~.state.State`, :func:`~.state.empty_state`, seats, round-end marks;
-* :mod:`.legal`: legal actions (RULES.md §2, §4), their check and error messages, sampling;
-* :mod:`.draws`: drawing, reshuffles and steals (RULES.md §6);
-* :mod:`.turns`: passing the turn with a card's effects (RULES.md §5);
-* :mod:`.decisions`: the action kinds and their handlers (RULES.md §4);
-* :mod:`.scoring`: round scores, eliminations, rankings and rewards (RULES.md §7, §8);
-* :mod:`.rounds`: the start and end of rounds and matches (RULES.md §3, §7, §8);
-* :mod:`.settle`: the loop that applies decisions until a real one waits (RULES.md §4, §8).
+* :mod:`.legal`: legal actions (docs/rules.md §2, §4), their check and error messages, sampling;
+* :mod:`.draws`: drawing, reshuffles and steals (docs/rules.md §6);
+* :mod:`.turns`: passing the turn with a card's effects (docs/rules.md §5);
+* :mod:`.decisions`: the action kinds and their handlers (docs/rules.md §4);
+* :mod:`.scoring`: round scores, eliminations, rankings and rewards (docs/rules.md §7, §8);
+* :mod:`.rounds`: the start and end of rounds and matches (docs/rules.md §3, §7, §8);
+* :mod:`.settle`: the loop that applies decisions until a real one waits (docs/rules.md §4, §8).
 
 :mod:`sto_odno_env.engine` is the public facade; nothing outside ``core`` imports from here
 but the engine, :mod:`sto_odno_env.chance` (the State type) and :mod:`sto_odno_env.render`.

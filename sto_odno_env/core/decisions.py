@@ -1,4 +1,4 @@
-"""The decisions a player takes and what each does (RULES.md §4, §5).
+"""The decisions a player takes and what each does (docs/rules.md §4, §5).
 
 ``ACTION_KIND`` maps (phase, action) to one of the kinds below; :func:`apply_decisions`
 groups a batch's decisions by kind and runs each kind's handler once on its games.
@@ -106,7 +106,7 @@ def apply_decisions(
 
 
 def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace) -> None:
-    """Play a card from hand onto the pile: its effect follows (RULES.md §2, §5)."""
+    """Play a card from hand onto the pile: its effect follows (docs/rules.md §2, §5)."""
     tables = state.tables
     player = state.current_player[games]
     bits = CARD_BIT[cards]
@@ -138,7 +138,7 @@ def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace
 
 
 def order_suits(state: State, games: np.ndarray, suits: np.ndarray, chance, trace) -> None:
-    """Order a suit after a queen that orders; a cover may follow (RULES.md §5)."""
+    """Order a suit after a queen that orders; a cover may follow (docs/rules.md §5)."""
     state.ordered_suit[games] = suits
     top = state.top_card[games]
     covers = state.tables.cover[top]
@@ -151,7 +151,7 @@ def order_suits(state: State, games: np.ndarray, suits: np.ndarray, chance, trac
 
 
 def lapse_cover(state: State, games: np.ndarray) -> None:
-    """PASS in COVER: nothing can be drawn, the obligation lapses (RULES.md §4, §7)."""
+    """PASS in COVER: nothing can be drawn, the obligation lapses (docs/rules.md §4, §7)."""
     if not games.size:
         return
     player = state.current_player[games]
@@ -163,7 +163,7 @@ def lapse_cover(state: State, games: np.ndarray) -> None:
 
 
 def draw_action(state: State, games: np.ndarray, chance, trace) -> None:
-    """DRAW in PLAY: one card, or until a playable one (RULES.md §4)."""
+    """DRAW in PLAY: one card, or until a playable one (docs/rules.md §4)."""
     if not games.size:
         return
     player = state.current_player[games]

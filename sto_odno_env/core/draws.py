@@ -1,10 +1,10 @@
-"""Drawing, reshuffles and steals (RULES.md §6).
+"""Drawing, reshuffles and steals (docs/rules.md §6).
 
 A player owed cards takes them from the top of the stock; an empty stock is refilled from
 the pile but its top card (shuffled, or turned over under ``reshuffle: flip``); what
 still cannot be drawn is stolen from the next player holding cards (``empty_stock:
 steal``) or forgiven. ``chance`` supplies the shuffles and the stolen cards
-(:mod:`sto_odno_env.chance`); ``trace`` collects record events (RULES.md §10).
+(:mod:`sto_odno_env.chance`); ``trace`` collects record events (docs/rules.md §10).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def draw_many(
     trace,
     stop_at_round_end: bool = True,
 ) -> None:
-    """Each player takes ``count`` (>= 1) cards; what cannot be drawn is forgiven (RULES.md
+    """Each player takes ``count`` (>= 1) cards; what cannot be drawn is forgiven (docs/rules.md
     §6). A steal that empties a hand ends the round, and the drawing with it.
     """
     # Only a round that ended in this pass can have ended for these games.
@@ -117,7 +117,7 @@ def draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace)
 
 
 def reshuffle(state: State, games: np.ndarray, chance, trace) -> None:
-    """The pile but its top card becomes the stock (RULES.md §6)."""
+    """The pile but its top card becomes the stock (docs/rules.md §6)."""
     sizes = state.discard_size[games]
     can = sizes > 1
     if not all_set(can):

@@ -1,4 +1,4 @@
-"""Legal actions (RULES.md §2, §4, §5, §6): computing them, checking actions, sampling.
+"""Legal actions (docs/rules.md §2, §4, §5, §6): computing them, checking actions, sampling.
 
 The legal actions of the player to act are a 42-bit mask per game (bit ``a`` set when
 action ``a`` is legal), looked up in the rule set's tables (:mod:`sto_odno_env.tables`).
@@ -101,7 +101,7 @@ def illegal_message(state: State, game: int, action: object) -> str:
 
 
 def playable(state: State, games: np.ndarray) -> np.ndarray:
-    """Cards playable now onto each game's top card (RULES.md §2)."""
+    """Cards playable now onto each game's top card (docs/rules.md §2)."""
     tables = state.tables
     return tables.playable[state.top_card[games], state.ordered_suit[games]]
 
@@ -110,7 +110,7 @@ _TOP_SLOTS = NUM_CARDS + 1  # top cards, NO_CARD included
 
 
 def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
-    """42-bit masks of the legal actions of the player to act (RULES.md §4, §5, §6)."""
+    """42-bit masks of the legal actions of the player to act (docs/rules.md §4, §5, §6)."""
     tables = state.tables
     # (phase, top card): 1-D gathers cost a fraction of multi-dimensional indexing.
     situation = state.phase[games].astype(np.intp) * _TOP_SLOTS + state.top_card[games]

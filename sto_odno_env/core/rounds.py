@@ -1,4 +1,4 @@
-"""The start and end of rounds and matches (RULES.md §3, §7, §8).
+"""The start and end of rounds and matches (docs/rules.md §3, §7, §8).
 
 A round that ends is only marked while decisions are applied; :func:`end_waiting_rounds`
 is the one place that ends rounds: it scores them (:mod:`.scoring`), then deals the next
@@ -58,7 +58,7 @@ def start_match(state: State, games: np.ndarray, seeds: np.ndarray, chance, trac
 
 def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, trace) -> None:
     """Shuffle, deal one card at a time from the player after the dealer, and open
-    (RULES.md §3). A steal on the opening penalty may end the round: it is marked, and the
+    (docs/rules.md §3). A steal on the opening penalty may end the round: it is marked, and the
     caller ends it (:func:`end_waiting_rounds`)."""
     tables = state.tables
     P = state.players
@@ -117,7 +117,7 @@ def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tra
     state.top_card[games] = opening
     if state.combo_points is not None:
         note_plays(state, games, dealer.astype(np.intp), opening)  # the dealer's play
-    # The opening card takes effect exactly as if the dealer had played it (RULES.md §3).
+    # The opening card takes effect exactly as if the dealer had played it (docs/rules.md §3).
     orders = tables.order_suit[opening]
     state.phase[games[orders]] = PHASE_ORDER
     covers = ~orders & tables.cover[opening]

@@ -1,4 +1,4 @@
-"""Scores, eliminations, rankings and rewards (RULES.md §7, §8)."""
+"""Scores, eliminations, rankings and rewards (docs/rules.md §7, §8)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ SUBTRACT = 1  # tables.leftover: LEFTOVER_BONUSES.index("subtract")
 
 
 def hand_points(state: State, games: np.ndarray | None = None) -> np.ndarray:
-    """(n, P) int32: points of the cards each seat holds (RULES.md §7)."""
+    """(n, P) int32: points of the cards each seat holds (docs/rules.md §7)."""
     hands = state.hand if games is None else state.hand[games]
     bits = np.unpackbits(
         hands.view(np.uint8).reshape(*hands.shape, 8), axis=-1, count=NUM_CARDS, bitorder="little"
@@ -22,7 +22,7 @@ def hand_points(state: State, games: np.ndarray | None = None) -> np.ndarray:
 
 def ranking_keys(state: State, games: np.ndarray) -> np.ndarray:
     """(n, P) sort keys, lower is better: players in by total, then the eliminated,
-    those eliminated later first, each group by total (RULES.md §7, §8)."""
+    those eliminated later first, each group by total (docs/rules.md §7, §8)."""
     eliminated = state.eliminated_round[games].astype(np.int64)
     group = np.where(eliminated < 0, 0, 1 + (np.iinfo(np.int16).max - eliminated))
     return group * (1 << 32) + state.totals[games].astype(np.int64) + (1 << 31)
@@ -42,7 +42,7 @@ def match_rewards(keys: np.ndarray) -> np.ndarray:
 
 
 def note_plays(state: State, games: np.ndarray, players: np.ndarray, cards: np.ndarray) -> None:
-    """bonus_combo (RULES.md §12): a card play extends its player's run of bonus-card plays
+    """bonus_combo (docs/rules.md §12): a card play extends its player's run of bonus-card plays
     (points add up, the largest multiplier holds) or, for a card with no bonus entry, ends
     it. Draws, passes, orders and calls leave the run as it is."""
     tables = state.tables
@@ -54,7 +54,7 @@ def note_plays(state: State, games: np.ndarray, players: np.ndarray, cards: np.n
 
 
 def _choose_pairs(tables, bits: np.ndarray, points: np.ndarray, old: np.ndarray) -> np.ndarray:
-    """Points of hands holding ``[low, high]`` cards (RULES.md §12): all count high; as
+    """Points of hands holding ``[low, high]`` cards (docs/rules.md §12): all count high; as
     many as needed count low, the largest ``high - low`` first, so that ``old + points``
     does not pass the target (all low if even that passes); under reset_at_target any
     choice of low cards that lands exactly on the target comes first. ``bits`` (n, P, 36)
@@ -88,7 +88,7 @@ def _choose_pairs(tables, bits: np.ndarray, points: np.ndarray, old: np.ndarray)
 def _points_with_switches(
     state: State, games: np.ndarray, finisher: np.ndarray, last_card: np.ndarray, was_in
 ) -> np.ndarray:
-    """(n, P) round points under the scoring switches of RULES.md §12 (the plain path of
+    """(n, P) round points under the scoring switches of docs/rules.md §12 (the plain path of
     §7 is in :func:`score_rounds`; this one runs only when a switch is on)."""
     tables = state.tables
     seats = np.arange(state.players)
@@ -143,7 +143,7 @@ def _points_with_switches(
 def score_rounds(
     state: State, games: np.ndarray, finisher: np.ndarray, last_card: np.ndarray, trace
 ) -> np.ndarray:
-    """Score the ended rounds of ``games`` (RULES.md §7): the others' hand points (times a
+    """Score the ended rounds of ``games`` (docs/rules.md §7): the others' hand points (times a
     last card's multiplier) and the finisher's bonus join the totals, a total at the target
     resets, players over it go out and are paid. Returns where the match is over (§8)."""
     tables = state.tables
@@ -202,7 +202,7 @@ def score_rounds(
 
 
 def end_match(state: State, games: np.ndarray, *, truncated: bool, trace) -> None:
-    """End the matches of ``games``: rank the players, pay the rewards (RULES.md §8)."""
+    """End the matches of ``games``: rank the players, pay the rewards (docs/rules.md §8)."""
     keys = ranking_keys(state, games)
     order = np.argsort(keys, axis=1, kind="stable").astype(np.int8)
     state.ranking[games] = order

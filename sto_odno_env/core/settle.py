@@ -1,7 +1,7 @@
 """The settle loop: apply decisions until every live game waits on a real one.
 
 After the decisions of a step, :func:`settle` recomputes the legal actions and applies
-every decision that is not a real one: forced decisions (one legal action, RULES.md §4) and
+every decision that is not a real one: forced decisions (one legal action, docs/rules.md §4) and
 those of auto-played seats (:class:`Autoplay`). It truncates rounds that reach
 ``max_turns`` (§8) and ends waiting rounds through :func:`.rounds.end_waiting_rounds`.
 """
@@ -66,11 +66,11 @@ def apply_and_truncate(
     trace,
 ) -> None:
     """Apply one decision in each of ``games``, then truncate the rounds that reached
-    ``max_turns`` on it (RULES.md §8)."""
+    ``max_turns`` on it (docs/rules.md §8)."""
     turn = apply_decisions(state, games, actions, forced, chance, trace)
     max_turns = state.tables.max_turns
     if turn.max() >= max_turns:
-        # A round that ended on this decision is not truncated (RULES.md §8); it is scored
+        # A round that ended on this decision is not truncated (docs/rules.md §8); it is scored
         # when the step settles.
         over = games[
             (turn >= max_turns) & (state.phase[games] != PHASE_DONE) & ~state.ending[games]

@@ -1,4 +1,4 @@
-"""Passing the turn after a card took effect (RULES.md §5).
+"""Passing the turn after a card took effect (docs/rules.md §5).
 
 The next player takes the card's penalty (or, with ``stacking``, may answer it with a card
 of the same rank: RESPOND) and is skipped if the card skips.
@@ -17,7 +17,7 @@ from .state import NEXT_SEAT, State, next_seat
 def pass_with_effects(
     state: State, games: np.ndarray, player: np.ndarray, cards: np.ndarray, chance, trace
 ) -> None:
-    """The turn passes from ``player`` after ``cards`` took effect (RULES.md §5)."""
+    """The turn passes from ``player`` after ``cards`` took effect (docs/rules.md §5)."""
     tables = state.tables
     penalty = tables.draw[cards]
     seat_base = state.in_match[games].astype(np.intp) * 8  # rows of NEXT_SEAT
