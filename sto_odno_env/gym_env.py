@@ -7,9 +7,15 @@
   reward accumulated since its last decision. ``action_masks()`` serves sb3-contrib's
   MaskablePPO; the mask is also in ``info["action_mask"]``.
 * :class:`StoOdnoVectorEnv`: ``num_envs`` games stepped at once on the batched engine, the
-  opponents evaluated batched; a ``gymnasium.vector.VectorEnv`` with same-step auto-reset
-  (``infos["final_obs"]`` and ``infos["_final_obs"]`` hold the ended episodes' last
-  observations). For stable-baselines3 use :class:`sto_odno_env.sb3.StoOdnoVecEnv`.
+  opponents evaluated batched; a ``gymnasium.vector.VectorEnv``. ``autoreset_mode``
+  (``metadata["autoreset_mode"]``) is ``"same_step"`` by default (``infos["final_obs"]``
+  and ``infos["_final_obs"]`` hold the ended episodes' last observations) or
+  ``"next_step"``, Gymnasium's default that RLlib expects (an ended episode's last
+  observation is returned; the next step ignores that game's action and returns its new
+  episode's first observation, reward 0). ``observation_keys=("observations",
+  "action_mask")`` makes the observation a ``Dict`` of the vector and the float32 legal
+  mask (RLlib's action-masking modules read those keys); the mask then leaves ``infos``.
+  For stable-baselines3 use :class:`sto_odno_env.sb3.StoOdnoVecEnv`.
   ``workers=W`` splits the games across W processes (:mod:`sto_odno_env.sharded`).
   As with Gymnasium's ``SyncVectorEnv``, ``copy=False`` returns observations in a buffer
   that the next step rewrites (a few percent faster at large batches); by default every
@@ -146,6 +152,18 @@ class StoOdnoEnv(gymnasium.Env):
         return text
 
 
+def _autoreset_mode(mode: Any) -> AutoresetMode:
+    """``AutoresetMode.SAME_STEP`` or ``NEXT_STEP`` from the enum, its value (``"SameStep"``)
+    or its name in lower case (``"same_step"``)."""
+    for allowed in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP):
+        if mode is allowed or mode in (allowed.value, allowed.name.lower()):
+            return allowed
+    raise ValueError(
+        f"autoreset_mode={mode!r} is not allowed; allowed: 'same_step', 'next_step' "
+        "(or gymnasium.vector.AutoresetMode.SAME_STEP / NEXT_STEP)"
+    )
+
+
 class StoOdnoVectorEnv(VectorEnv):
     """``num_envs`` games on the batched engine, one learner seat each (see module doc)."""
 
@@ -158,18 +176,48 @@ class StoOdnoVectorEnv(VectorEnv):
         players: int | None = None,
         *,
         copy: bool = True,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
+        observation_keys: tuple[str, str] | None = None,
         config: TableConfig | None = None,
         **settings: Any,
     ):
         num_envs = check_num_envs(num_envs)
+        autoreset_mode = _autoreset_mode(autoreset_mode)
+        if observation_keys is not None and (
+            isinstance(observation_keys, str)
+            or len(observation_keys) != 2
+            or not all(isinstance(key, str) and key for key in observation_keys)
+            or observation_keys[0] == observation_keys[1]
+        ):
+            raise ValueError(
+                f"observation_keys={observation_keys!r} is not allowed; allowed: None or two "
+                "different names, e.g. ('observations', 'action_mask')"
+            )
         config = table_config(config, rules=rules, players=players, **settings)
+        if autoreset_mode == AutoresetMode.NEXT_STEP and config.workers != 1:
+            raise ValueError(
+                f"autoreset_mode='next_step' with workers={config.workers} is not supported; "
+                "allowed: workers=1 (run more vector envs instead, e.g. RLlib's env runners)"
+            )
         self.games = learner_games(config, batch=num_envs, copy=copy)
         self.num_envs = num_envs
+        self.autoreset_mode = autoreset_mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": autoreset_mode}
+        self.observation_keys = tuple(observation_keys) if observation_keys else None
         self.single_observation_space = learner_observation_space()
+        if self.observation_keys is not None:
+            vector_key, mask_key = self.observation_keys
+            self.single_observation_space = spaces.Dict(
+                {
+                    vector_key: self.single_observation_space,
+                    mask_key: spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+                }
+            )
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._started = False
+        self._autoreset = np.zeros(num_envs, dtype=bool)  # next_step: to reset on the next step
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         """Start every game. ``seed`` (int) seeds game ``b`` as the engine's game ``b``;
@@ -179,11 +227,16 @@ class StoOdnoVectorEnv(VectorEnv):
         else:
             observations = self.games.reset(seed=seed)
         self._started = True
+        self._autoreset[:] = False
+        if self.observation_keys is not None:
+            return self._with_mask(observations), self._infos()
         return observations, self._infos()
 
     def step(self, actions):
         if not self._started:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP or self.observation_keys is not None:
+            return self._step_keyed(actions)
         result = self.games.step(np.asarray(actions))
         infos = self._infos()
         if result["final_observation"] is not None:
@@ -201,7 +254,43 @@ class StoOdnoVectorEnv(VectorEnv):
             infos,
         )
 
+    def _step_keyed(self, actions):
+        """``step`` with next-step auto-reset or a Dict observation (see module doc)."""
+        next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
+        skip = self._autoreset if next_step and self._autoreset.any() else None
+        if skip is None:
+            result = self.games.step(np.asarray(actions))
+        else:
+            result = self.games.step(np.asarray(actions), skip=skip)
+        observations = result["observation"]
+        ended = result["terminated"] | result["truncated"]
+        infos = self._infos()
+        if next_step:
+            if result["final_observation"] is not None:
+                if not self.games.copy:
+                    observations = observations.copy()
+                observations[ended] = result["final_observation"][ended]
+            self._autoreset = ended
+        elif result["final_observation"] is not None:
+            infos["final_obs"] = result["final_observation"]
+            infos["_final_obs"] = ended
+            if self.observation_keys is not None:
+                infos["final_obs"] = self._with_mask(result["final_observation"])
+        if result["illegal"].any():
+            infos["illegal_action"] = result["illegal"]
+        if self.observation_keys is not None:
+            observations = self._with_mask(observations)
+        return observations, result["reward"], result["terminated"], result["truncated"], infos
+
+    def _with_mask(self, observations: np.ndarray) -> dict[str, np.ndarray]:
+        """The Dict observation: the vectors and the learner's legal actions (float32; an
+        ended episode's entry holds its game's next legal actions, never empty)."""
+        vector_key, mask_key = self.observation_keys
+        return {vector_key: observations, mask_key: self.games.masks().astype(np.float32)}
+
     def _infos(self) -> dict[str, Any]:
+        if self.observation_keys is not None:  # the mask is in the observation
+            return {"learner_seat": self.games.learner.astype(np.int64)}
         return {
             "action_mask": self.games.masks(),
             "learner_seat": self.games.learner.astype(np.int64),
@@ -222,5 +311,5 @@ class StoOdnoVectorEnv(VectorEnv):
         self.games.set_opponents(opponents)
 
     def close_extras(self, **kwargs: Any) -> None:
-        if hasattr(self.games, "close"):
+        if hasattr(getattr(self, "games", None), "close"):
             self.games.close()

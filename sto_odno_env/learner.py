@@ -175,7 +175,7 @@ class LearnerGames:
 
     # --- stepping ----------------------------------------------------------------------------
 
-    def step(self, actions: np.ndarray) -> dict[str, Any]:
+    def step(self, actions: np.ndarray, skip: np.ndarray | None = None) -> dict[str, Any]:
         """Apply the learner's actions, run the opponents, auto-reset finished episodes.
 
         Returns a dict: ``observation`` (B, OBS_SIZE) of the learner (the new episode's
@@ -184,6 +184,10 @@ class LearnerGames:
         ``final_observation`` holds the ended episodes' last observations (None if none).
         Every array is new, so the caller may keep it; with ``copy=False`` the observation
         is a buffer that the next step rewrites.
+
+        ``skip`` ((B,) bool) leaves those games as they are: their actions are ignored, their
+        reward is 0 and what they gathered since their last decision waits for their next
+        step (the vector env's next-step auto-reset returns a reset there).
         """
         state = self.state
         B = self.batch
@@ -196,19 +200,23 @@ class LearnerGames:
         if self.illegal_action == "raise":
             # The engine checks the actions: an illegal one raises before anything changes.
             illegal = np.zeros(B, dtype=bool)
-            acting = np.arange(B)
+            acting = np.arange(B) if skip is None else np.flatnonzero(~skip)
         else:
             illegal = ~engine.is_legal(state.legal_bits, actions)
+            if skip is not None:
+                illegal &= ~skip
             if illegal.any():
                 # Penalize: the offender loses (-1) and its match ends at once.
                 self._episode_reward[illegal] += -1.0
                 self._end_episodes(np.flatnonzero(illegal), self._terminated)
-            acting = np.flatnonzero(~illegal)
+            acting = np.flatnonzero(~illegal if skip is None else ~(illegal | skip))
         if acting.size:
             self._engine_step(acting, actions[acting])
         self._end_finished(acting)
         self._run_opponents()
         live = ~(self._terminated | self._truncated)
+        if skip is not None:
+            live &= ~skip
         self._reported[live] = self._episode_reward[live]
         self._episode_reward[live] = 0.0
         return {

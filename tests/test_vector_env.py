@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import zlib
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from sto_odno_env import Rules, engine, rng
 from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
@@ -133,8 +134,6 @@ def test_list_seeds_are_deterministic_with_random_opponents():
 
 
 def test_step_before_reset_is_an_error():
-    import gymnasium
-
     with pytest.raises(gymnasium.error.ResetNeeded):
         StoOdnoVectorEnv(2).step(np.array([40, 40]))
 
@@ -374,3 +373,135 @@ def test_copy_false_reuses_one_buffer_with_the_same_values(workers):
     finally:
         fresh.close()
         reused.close()
+
+
+# --- autoreset_mode and observation_keys, against Gymnasium's own SyncVectorEnv ---------------
+
+
+class Continuing(gymnasium.Wrapper):
+    """The single-agent env whose seedless reset plays on with the match its table already
+    dealt (as the vector env's games do), so that Gymnasium's SyncVectorEnv over it plays
+    the same matches as StoOdnoVectorEnv."""
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            return self.env.reset(seed=seed, options=options)
+        env = self.env.unwrapped
+        env._started = True
+        return env.games.observe()[0].copy(), env._info()
+
+
+def crc_actions(obs, masks):
+    return np.array([crc_choice(o, m) for o, m in zip(obs, masks, strict=True)])
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+@pytest.mark.parametrize(("rules", "players", "steps"), [(SHORT, 2, 300), (SHORT, 3, 150)])
+def test_autoreset_modes_match_gymnasium_sync_vector_env(mode, rules, players, steps):
+    """Step for step, the batched env in either mode returns what Gymnasium's SyncVectorEnv
+    in that mode returns over single-agent envs playing the same matches: observations,
+    rewards, terminated, truncated, masks, seats and (same-step) the final observations."""
+    single_seeds = [3, 10, 11, 2024]
+    match_seeds = [int(rng.game_seeds(s, 1)[0]) for s in single_seeds]
+    ours = StoOdnoVectorEnv(
+        len(single_seeds), rules, players, opponents=CrcPolicy(), autoreset_mode=mode.value
+    )
+    theirs = SyncVectorEnv(
+        [
+            lambda: Continuing(StoOdnoEnv(rules, players, opponents=crc_choice))
+            for _ in single_seeds
+        ],
+        autoreset_mode=mode,
+    )
+    assert ours.metadata["autoreset_mode"] == theirs.metadata["autoreset_mode"] == mode
+    obs, infos = ours.reset(seed=match_seeds)
+    obs_g, infos_g = theirs.reset(seed=single_seeds)
+    np.testing.assert_array_equal(obs, obs_g)
+    ended_total = resets = 0
+    previous_ended = np.zeros(len(single_seeds), dtype=bool)
+    for _ in range(steps):
+        np.testing.assert_array_equal(infos["action_mask"], infos_g["action_mask"])
+        np.testing.assert_array_equal(infos["learner_seat"], infos_g["learner_seat"])
+        actions = crc_actions(obs, infos["action_mask"])
+        obs, reward, terminated, truncated, infos = ours.step(actions)
+        obs_g, reward_g, terminated_g, truncated_g, infos_g = theirs.step(actions)
+        np.testing.assert_array_equal(obs, obs_g)
+        np.testing.assert_array_equal(reward, reward_g)
+        np.testing.assert_array_equal(terminated, terminated_g)
+        np.testing.assert_array_equal(truncated, truncated_g)
+        ended = terminated | truncated
+        if mode == AutoresetMode.SAME_STEP:
+            np.testing.assert_array_equal(infos.get("_final_obs", ended), ended)
+            np.testing.assert_array_equal(infos_g.get("_final_obs", ended), ended)
+            for b in np.flatnonzero(ended):
+                np.testing.assert_array_equal(infos["final_obs"][b], infos_g["final_obs"][b])
+        else:
+            assert "final_obs" not in infos
+            # the step after an episode's end is its reset: reward 0, not done
+            assert not ended[previous_ended].any() and not reward[previous_ended].any()
+            resets += previous_ended.sum()
+        previous_ended = ended
+        ended_total += ended.sum()
+    assert ended_total >= 4
+    assert mode == AutoresetMode.SAME_STEP or resets >= 3
+
+
+def test_next_step_ignores_the_action_of_a_game_being_reset():
+    """The step after an episode's end ignores that game's action, even an illegal one
+    (no error), and returns the next episode's first observation: the observation the
+    same-step env returned at the end."""
+    same = StoOdnoVectorEnv(8, SHORT, 2, opponents=CrcPolicy())
+    nxt = StoOdnoVectorEnv(8, SHORT, 2, opponents=CrcPolicy(), autoreset_mode="next_step")
+    obs_s, infos_s = same.reset(seed=5)
+    obs_n, infos_n = nxt.reset(seed=5)
+    for _ in range(300):
+        actions = crc_actions(obs_s, infos_s["action_mask"])
+        obs_s, reward_s, term_s, trunc_s, infos_s = same.step(actions)
+        obs_n, reward_n, term_n, _trunc_n, infos_n = nxt.step(actions)
+        np.testing.assert_array_equal(term_n, term_s)
+        np.testing.assert_array_equal(reward_n, reward_s)
+        ended = term_s | trunc_s
+        if ended.any():
+            break
+    else:
+        pytest.fail("no episode ended")
+    np.testing.assert_array_equal(obs_n[ended], infos_s["final_obs"][ended])
+    illegal = np.argmin(infos_n["action_mask"], axis=1)  # an illegal action of every game
+    assert not infos_n["action_mask"][np.arange(8), illegal].any()
+    actions = np.where(ended, illegal, crc_actions(obs_n, infos_n["action_mask"]))
+    obs_r, reward_r, term_r, trunc_r, _ = nxt.step(actions)
+    np.testing.assert_array_equal(obs_r[ended], obs_s[ended])
+    assert not reward_r[ended].any() and not (term_r | trunc_r)[ended].any()
+
+
+def test_dict_observation_keys_for_rllib_masking():
+    keys = ("observations", "action_mask")
+    for mode in ("same_step", "next_step"):
+        env = StoOdnoVectorEnv(6, SHORT, 2, autoreset_mode=mode, observation_keys=keys)
+        assert isinstance(env.single_observation_space, spaces.Dict)
+        assert set(env.single_observation_space.spaces) == set(keys)
+        assert env.single_observation_space["action_mask"].dtype == np.float32
+        obs, infos = env.reset(seed=0)
+        assert "action_mask" not in infos
+        generator = np.random.default_rng(0)
+        for _ in range(100):
+            assert env.observation_space.contains(obs)
+            np.testing.assert_array_equal(obs["action_mask"], env.action_masks())
+            legal = obs["action_mask"] > 0
+            actions = np.array([generator.choice(np.flatnonzero(row)) for row in legal])
+            obs, _reward, _terminated, _truncated, infos = env.step(actions)
+        assert obs["observations"].shape == (6, 189)
+
+
+def test_bad_autoreset_mode_and_observation_keys_are_refused():
+    with pytest.raises(ValueError, match="autoreset_mode='disabled' is not allowed"):
+        StoOdnoVectorEnv(2, autoreset_mode="disabled")
+    with pytest.raises(ValueError, match="observation_keys='obs' is not allowed"):
+        StoOdnoVectorEnv(2, observation_keys="obs")
+    with pytest.raises(ValueError, match=r"observation_keys=.* is not allowed"):
+        StoOdnoVectorEnv(2, observation_keys=("a", "a"))
+    with pytest.raises(ValueError, match="next_step' with workers=2 is not supported"):
+        StoOdnoVectorEnv(4, autoreset_mode="next_step", workers=2)
+    assert StoOdnoVectorEnv(2, autoreset_mode=AutoresetMode.NEXT_STEP).autoreset_mode == (
+        AutoresetMode.NEXT_STEP
+    )
