@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-EXTRAS=${EXTRAS:-dev,train,eval,bench}
+EXTRAS=${EXTRAS:-dev,train,eval,bench,dist}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi

@@ -12,7 +12,7 @@ if [ "${1:-}" = "--quick" ]; then
   tier=quick
   shift
 fi
-export EXTRAS=${EXTRAS:-dev,train,eval,bench}
+export EXTRAS=${EXTRAS:-dev,train,eval,bench,dist}
 stamp=.venv/.sto-odno-installed
 wanted="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1) $EXTRAS"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
