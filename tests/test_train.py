@@ -265,3 +265,19 @@ def test_shipped_policies_play_legal_moves_in_the_aec_and_vector_envs(name):
     for _ in range(100):
         actions = agent.act(observations, infos["action_mask"])
         observations, _, _, _, infos = vector.step(actions)
+
+
+def test_ship_and_plot_curves_from_a_run(tmp_path):
+    from train import plot_curves, ship
+
+    tiny_run(tmp_path / "run", 16 * 8 * 2)
+    assert ship.main([str(tmp_path / "run"), "ppo-test-2p", "--dest", str(tmp_path / "ship")]) == 0
+    shipped = torch.load(tmp_path / "ship" / "ppo-test-2p.pt", weights_only=True)
+    assert "training" not in shipped and shipped["players"] == [2]
+    assert (tmp_path / "ship" / "ppo-test-2p.yaml").is_file()
+    assert json.loads((tmp_path / "ship" / "ppo-test-2p.json").read_text())["evaluations"]
+    load(str(tmp_path / "ship" / "ppo-test-2p.pt"), "classic", 2)
+    assert ship.main([str(tmp_path / "nowhere"), "x"]) == 2
+    assert plot_curves.main([str(tmp_path / "run") + "=tiny", "--out", str(tmp_path / "c")]) == 0
+    for suffix in ("steps", "minutes"):
+        assert (tmp_path / f"c_{suffix}.png").stat().st_size > 1000

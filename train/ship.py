@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run", help="a train/ppo.py output directory")
     parser.add_argument("name", help="the policy's name, e.g. ppo-classic-2p")
     parser.add_argument("--which", choices=("best", "latest"), default="best")
+    parser.add_argument("--dest", default=str(POLICY_DIR), help="folder of shipped policies")
     args = parser.parse_args(argv)
     run = Path(args.run)
     source = run / ("best.pt" if args.which == "best" else "policy.pt")
@@ -38,10 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     policy.pop("training", None)
-    POLICY_DIR.mkdir(parents=True, exist_ok=True)
-    write_atomic(POLICY_DIR / f"{args.name}.pt", policy)
+    dest = Path(args.dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    write_atomic(dest / f"{args.name}.pt", policy)
     config = json.loads(checkpoint["training"]["config"])
-    (POLICY_DIR / f"{args.name}.yaml").write_text(
+    (dest / f"{args.name}.yaml").write_text(
         f"# train/ppo.py config of {args.name} (from {run.name})\n"
         + yaml.safe_dump(config, sort_keys=False)
     )
@@ -50,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = json.loads((run / "summary.json").read_text())
     record = {"name": args.name, "source": source.name, "summary": summary,
               "evaluations": evaluations}  # fmt: skip
-    (POLICY_DIR / f"{args.name}.json").write_text(json.dumps(record, indent=1) + "\n")
-    print(f"shipped {source} as {POLICY_DIR / (args.name + '.pt')}")
+    (dest / f"{args.name}.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(f"shipped {source} as {dest / (args.name + '.pt')}")
     return 0
 
 
