@@ -1,0 +1,124 @@
+"""train/rllib_ppo.py: RLlib PPO over the batched vector env (the ``dist`` extra).
+
+A local run with two env runners (the env raises on an illegal action, so finishing means
+none was sampled), the league weights pushed to the runners, the converted policy file read
+by ``agents.load``; a simulated two-node cluster where both nodes' runners sample; and an
+``--address`` where nothing answers refused at once.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+from agents.checkpoint import build_network, read
+from sto_odno_env.engine import IllegalActionError
+from sto_odno_env.rules import load_rules
+from train import rllib_ppo
+from train.config import load_config
+
+TINY = [
+    "--num-envs", "32", "rollout_steps=16", "minibatch_size=256", "epochs=1",
+    "warm_start=none", "eval_every_minutes=0", "hidden=[32,32]", "league.snapshot_every=1",
+    "league.max_snapshots=2",
+]  # fmt: skip
+
+
+def tiny_env(num_envs=8):
+    config = load_config(None, {}, ["hidden=[32,32]"])
+    env_config = rllib_ppo.env_config_of(config, load_rules(config["rules"]))
+    return rllib_ppo.make_env({**env_config, "num_envs": num_envs})
+
+
+def test_runner_env_is_next_step_with_the_mask_in_the_observation_and_raises_on_illegal():
+    env = tiny_env()
+    assert env.metadata["autoreset_mode"].name == "NEXT_STEP"
+    obs, infos = env.reset(seed=0)
+    assert set(obs) == {"observations", "action_mask"}
+    assert infos == {"learner_seat": infos["learner_seat"]}  # ndarray values only
+    illegal = np.argmin(obs["action_mask"], axis=1)
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+
+
+def test_the_rl_module_policy_is_the_kit_network():
+    env = tiny_env(2)
+    module = rllib_ppo.module_class()(
+        observation_space=env.single_observation_space,
+        action_space=env.single_action_space,
+        model_config={"hidden": [32, 32]},
+    )
+    kit = build_network(189, [32, 32], 42)
+    assert [type(m) for m in module.pi] == [type(m) for m in kit]
+    assert {k: v.shape for k, v in module.pi.state_dict().items()} == {
+        k: v.shape for k, v in kit.state_dict().items()
+    }
+    obs, _ = env.reset(seed=1)
+    batch = {"obs": {k: torch.as_tensor(v) for k, v in obs.items()}}
+    logits = module.forward_inference(batch)["action_dist_inputs"]
+    assert (logits[torch.as_tensor(obs["action_mask"]) == 0] <= -1e8).all()
+
+
+@pytest.mark.slow
+def test_local_run_with_two_runners_converts_to_a_policy_file(tmp_path):
+    out = tmp_path / "run"
+    code = rllib_ppo.main(["--env-runners", "2", "--total-steps", "2500", "--out", str(out), *TINY])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["updates"] >= 2 and summary["learner_steps"] >= 2500
+    runners = summary["runners"]
+    assert len(runners) == 2 and all(r["decisions"] > 0 for r in runners)
+    # the league's weights reached every runner: the learner's latest policy and snapshots
+    for runner in runners:
+        assert runner["current_checksum"] == pytest.approx(summary["current_checksum"])
+        assert runner["snapshots_filled"] == summary["snapshots_filled"] == 2
+    policy = agents.load(str(out / "policy.pt"), "classic", 2)
+    assert policy.act(np.zeros((1, 189), np.float32), np.eye(42, dtype=np.int8)[[5]]) == [5]
+    exported = tmp_path / "exported.pt"
+    assert rllib_ppo.main(["--export", str(out / "checkpoint"), str(exported)]) == 0
+    saved, converted = read(out / "policy.pt"), read(exported)
+    assert converted["hidden"] == [32, 32] and converted["players"] == [2]
+    for key, value in saved["state_dict"].items():
+        torch.testing.assert_close(converted["state_dict"][key], value)
+
+
+@pytest.mark.slow
+def test_two_node_cluster_samples_on_both_nodes(tmp_path):
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        out = tmp_path / "run"
+        code = rllib_ppo.main(
+            [
+                "--address", cluster.address, "--env-runners", "2", "--total-steps", "1000",
+                "--out", str(out), *TINY,
+            ]
+        )  # fmt: skip
+        assert code == 0
+        runners = json.loads((out / "summary.json").read_text())["runners"]
+        assert len({r["node"] for r in runners}) == 2  # one CPU each: one runner per node
+        assert all(r["decisions"] > 0 for r in runners)
+    finally:
+        cluster.shutdown()
+
+
+def test_address_where_nothing_answers_is_a_clear_error(tmp_path, capsys):
+    with socket.socket() as probe:  # a port with nothing behind it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}", "no-port"):
+        started = time.perf_counter()
+        code = rllib_ppo.main(["--address", address, "--out", str(tmp_path / "x"), *TINY])
+        assert code == 2 and time.perf_counter() - started < 30
+        error = capsys.readouterr().err
+        assert f"--address {address}" in error or f"--address {address!r}" in error
+        assert "ray start --head" in error or "allowed" in error
