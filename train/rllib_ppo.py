@@ -284,7 +284,13 @@ def algorithm_config(config: dict[str, Any], rules: Rules, env_runners: int, gpu
     return (
         PPOConfig()
         .framework("torch")
-        .environment(ENV_NAME, env_config=env_config_of(config, rules))
+        .environment(
+            ENV_NAME,
+            env_config=env_config_of(config, rules),
+            # Discrete actions: nothing to unsquash or clip (saves a loop over the games)
+            normalize_actions=False,
+            clip_actions=False,
+        )
         .env_runners(
             num_env_runners=env_runners,
             num_envs_per_env_runner=num_envs,
