@@ -90,7 +90,7 @@ def play(
             rows = np.flatnonzero(acting_agent == agent_index)
             games = live[rows]
             agent = agents[names[agent_index]]
-            masks = engine.unpack_actions(state.legal_bits[games])
+            masks = engine.unpack_actions(state.legal_bits[games], state.tables.num_actions)
             if getattr(agent, "needs_observation", True):
                 observations = observe(state, current[rows], games=games)
             else:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from sto_odno_env.cards import (
+    CALL,
     DRAW,
     NUM_ACTIONS,
     NUM_CARDS,
@@ -54,6 +55,24 @@ class RandomAgent(RandomPolicy):
         super().__init__(seed)
 
 
+def _width(masks: np.ndarray) -> int:
+    """The number of actions of the masks' rule set: 42, or 43 with last_card_call."""
+    width = np.shape(masks)[-1]
+    if width not in (NUM_ACTIONS, CALL + 1):
+        raise ValueError(
+            f"masks have {width} actions; this bot knows the 36-card action ids "
+            f"({NUM_ACTIONS}, or {CALL + 1} with last_card_call)"
+        )
+    return width
+
+
+def _always_call(scores: np.ndarray) -> None:
+    """In a CALL decision (last_card_call, docs/rules.md §12) the bots always call: calling
+    costs nothing, passing draws the call penalty. Outside CALL the call is never legal."""
+    if scores.shape[1] > CALL:
+        scores[:, CALL] = 1e7
+
+
 def _choose(scores: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The legal action with the highest score (lowest id on ties)."""
     scores[np.asarray(masks) == 0] = -np.inf
@@ -77,13 +96,14 @@ class GreedyAgent(BasePolicy):
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         view = view_of(observations, self.rules)
         hand = view.hand
-        scores = np.full((hand.shape[0], NUM_ACTIONS), -1e6)
+        scores = np.full((hand.shape[0], _width(masks)), -1e6)
         scores[:, :NUM_CARDS] = self.card_scores[None, :]
         suit_points = (hand * self.cards.points) @ SUIT_OF_CARD
         suit_count = hand @ SUIT_OF_CARD
         scores[:, ORDER_BASE : ORDER_BASE + NUM_SUITS] = suit_points * 4 + suit_count * 0.1
         scores[:, DRAW] = -1e5  # only when nothing can be played
         scores[:, PASS] = -2e5
+        _always_call(scores)
         return _choose(scores, masks)
 
 
@@ -203,7 +223,7 @@ class ExpertAgent(BasePolicy):
                 after > cards.target, w.over_target * self._points32, 0.0
             ).astype(np.float32)
 
-        scores = np.empty((n, NUM_ACTIONS), dtype=np.float32)
+        scores = np.empty((n, _width(masks)), dtype=np.float32)
         scores[:, :NUM_CARDS] = card
         # Order the suit that sheds most (and that the others are short of).
         suit_points = (hand * self._points32) @ SUIT_OF_CARD32
@@ -226,6 +246,7 @@ class ExpertAgent(BasePolicy):
         pass_score[phase == PHASE_AFTER_DRAW] = w.pass_after_draw
         pass_score[phase == PHASE_PLAY] = -30.0
         scores[:, PASS] = pass_score
+        _always_call(scores)
         return _choose(scores, masks)
 
 

@@ -105,9 +105,10 @@ class RolloutAgent(BasePolicy):
         base_value = np.zeros(worlds.batch)
         base_value[world_of_row[is_base]] = values[is_base]
         gain = values - base_value[world_of_row]
-        size = n * engine.NUM_ACTIONS
-        key = game_of_row * engine.NUM_ACTIONS + actions
-        shape = (n, engine.NUM_ACTIONS)
+        width = masks.shape[1]  # the rule set's number of actions
+        size = n * width
+        key = game_of_row * width + actions
+        shape = (n, width)
         return (
             np.bincount(key, weights=gain, minlength=size).reshape(shape),
             np.bincount(key, weights=gain * gain, minlength=size).reshape(shape),
@@ -138,7 +139,7 @@ class RolloutAgent(BasePolicy):
             if not live.size:
                 return value
             seats = state.current_player[live].astype(np.intp)
-            masks = engine.unpack_actions(state.legal_bits[live])
+            masks = engine.unpack_actions(state.legal_bits[live], state.tables.num_actions)
             obs = (
                 observe(state, seats, games=live)
                 if getattr(self.default_policy, "needs_observation", True)

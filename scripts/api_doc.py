@@ -21,8 +21,9 @@ sys.path.insert(0, str(REPO))
 
 from sto_odno_env import engine, observation  # noqa: E402
 from sto_odno_env.cards import (  # noqa: E402
+    CALL,
     DRAW,
-    NUM_ACTIONS,
+    MAX_ACTIONS,
     NUM_RANKS,
     ORDER_BASE,
     PASS,
@@ -82,8 +83,12 @@ def actions_table() -> str:
         rows.append(f"| {symbol} | " + " | ".join(cells) + " |")
     rows += ["", "| id | action |", "|---|---|"]
     rows.append(f"| 0–{ORDER_BASE - 1} | play the card (table above) |")
-    for action in range(ORDER_BASE, NUM_ACTIONS):
-        note = {DRAW: " (also: accept a stacked penalty)", PASS: ""}.get(action, "")
+    for action in range(ORDER_BASE, MAX_ACTIONS):
+        note = {
+            DRAW: " (also: accept a stacked penalty)",
+            PASS: "",
+            CALL: " (only with `last_card_call`: `Discrete(43)`)",
+        }.get(action, "")
         rows.append(f"| {action} | {action_name(action)}{note} |")
     return "\n".join(rows)
 
@@ -98,12 +103,15 @@ ENGINE_FUNCTIONS: list[tuple[str, Callable]] = [
     ("engine.init", engine.init),
     ("engine.step", engine.step),
     ("engine.legal_mask", engine.legal_mask),
+    ("engine.num_actions", engine.num_actions),
     ("engine.sample_actions", engine.sample_actions),
     ("engine.reset_games", engine.reset_games),
     ("engine.refresh_legal", engine.refresh_legal),
     ("engine.hand_points", engine.hand_points),
     ("observation.observe", observation.observe),
     ("observation.observe_one", observation.observe_one),
+    ("observation.obs_size", observation.obs_size),
+    ("observation.layout", observation.layout),
 ]
 
 

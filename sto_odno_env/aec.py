@@ -7,6 +7,9 @@
 | Actions | ``Discrete(42)``: 0–35 play card, 36–39 order suit ♠ ♣ ♦ ♥, 40 draw, 41 pass |
 | Observation | ``Dict(observation=Box(float32, (189,)), action_mask=Box(0, 1, (42,), int8))`` |
 
+A rule set with ``last_card_call`` (docs/rules.md §12) has ``Discrete(43)`` (42: call), an
+observation of 190 entries (``observation.obs_size``) and masks of 43.
+
 A thin layer over the batched engine (:mod:`sto_odno_env.engine`) with a batch of one.
 
 **Keyword arguments.** ``rules`` (preset name, YAML path or :class:`Rules`, default
@@ -57,7 +60,6 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import engine, rng
-from .cards import NUM_ACTIONS
 from .engine import IllegalActionError
 from .observation import observation_space, observe_one
 from .render import RecentMoves, render_game
@@ -136,10 +138,12 @@ class raw_env(AECEnv, EzPickle):
         self.illegal_action = illegal_action
         self.possible_agents = [f"player_{p}" for p in range(players)]
         self.agent_seat = {agent: p for p, agent in enumerate(self.possible_agents)}
-        shared_obs, shared_act = observation_space(), spaces.Discrete(NUM_ACTIONS)
+        self.num_actions = self.rules.num_actions  # 42, or 43 with last_card_call
+        shared_obs = observation_space(self.rules)
+        shared_act = spaces.Discrete(self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, shared_obs)
         self.action_spaces = dict.fromkeys(self.possible_agents, shared_act)
-        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self.record_events = record
         self._moves = self._new_trace()
         self._seed: int | None = None
@@ -238,7 +242,11 @@ class raw_env(AECEnv, EzPickle):
         game = self._game
         seat = self.agent_seat[agent]
         self._cumulative_rewards[agent] = 0.0
-        if action is None or not (0 <= int(action) < NUM_ACTIONS) or not self._mask[int(action)]:
+        if (
+            action is None
+            or not (0 <= int(action) < self.num_actions)
+            or not self._mask[int(action)]
+        ):
             self._illegal(agent, action)
             return
         in_before = int(game.in_match[0])

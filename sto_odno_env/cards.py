@@ -12,12 +12,17 @@ id      action
 36–39   order suit ♠ ♣ ♦ ♥ (after a queen that orders)
 40      draw (also: accept a stacked penalty)
 41      pass
+42      call (only in rule sets with ``last_card_call``, docs/rules.md §12)
 ======  ==========================================
+
+``NUM_ACTIONS`` is the classic 42; a rule set with ``last_card_call`` has 43 actions
+(``Rules.num_actions``), the call at ``CALL``.
 
 Phase codes (``State.phase``) say which decision the player to act faces (docs/rules.md §4):
 ``PHASE_PLAY`` (play, draw or pass), ``PHASE_AFTER_DRAW`` (play the drawn card or pass),
 ``PHASE_COVER`` (cover the card just played), ``PHASE_ORDER`` (order a suit after a queen),
-``PHASE_RESPOND`` (stack onto a penalty or accept it), ``PHASE_DONE`` (the match is over).
+``PHASE_RESPOND`` (stack onto a penalty or accept it), ``PHASE_DONE`` (the match is over),
+``PHASE_CALL`` (call the last card or pass; only with ``last_card_call``, docs/rules.md §12).
 """
 
 from __future__ import annotations
@@ -29,12 +34,15 @@ ORDER_BASE = NUM_CARDS
 DRAW = ORDER_BASE + NUM_SUITS
 PASS = DRAW + 1
 NUM_ACTIONS = PASS + 1
+CALL = PASS + 1  # the last-card call: an action only where the rules have last_card_call
+MAX_ACTIONS = CALL + 1  # action ids of any rule set are below this
 ORDER_ACTIONS = range(ORDER_BASE, DRAW)
 NO_CARD = NUM_CARDS  # "no card": an empty table, nothing drawn; tables have a row for it
 
 PHASE_PLAY, PHASE_AFTER_DRAW, PHASE_COVER, PHASE_ORDER, PHASE_RESPOND, PHASE_DONE = range(6)
-NUM_PHASES = 6
-PHASE_NAMES = ("PLAY", "AFTER_DRAW", "COVER", "ORDER", "RESPOND", "DONE")
+PHASE_CALL = 6  # after DONE, so the classic codes (and observations) keep their values
+NUM_PHASES = 7
+PHASE_NAMES = ("PLAY", "AFTER_DRAW", "COVER", "ORDER", "RESPOND", "DONE", "CALL")
 
 SUIT_SYMBOLS = ("♠", "♣", "♦", "♥")
 SUIT_LETTERS = ("S", "C", "D", "H")
@@ -119,7 +127,7 @@ def parse_cards(text: str) -> list[int]:
 
 
 def action_name(action: int) -> str:
-    """Readable name of an action id: ``play Q♠``, ``order ♥``, ``draw``, ``pass``."""
+    """Readable name of an action id: ``play Q♠``, ``order ♥``, ``draw``, ``pass``, ``call``."""
     if 0 <= action < NUM_CARDS:
         return f"play {card_name(action)}"
     if ORDER_BASE <= action < DRAW:
@@ -128,4 +136,6 @@ def action_name(action: int) -> str:
         return "draw"
     if action == PASS:
         return "pass"
-    raise ValueError(f"action id {action!r} is outside 0..{NUM_ACTIONS - 1}")
+    if action == CALL:
+        return "call"
+    raise ValueError(f"action id {action!r} is outside 0..{MAX_ACTIONS - 1}")

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine, rng
-from .cards import NUM_CARDS, NUM_SUITS
-from .observation import LAYOUT, ObservationView
+from .cards import NUM_CARDS, NUM_SUITS, PHASE_CALL
+from .observation import LAYOUT, OBS_SIZE, ObservationView, obs_size
 from .rules import Rules, load_rules
 from .tables import CARD_BIT, NO_CARD
 
@@ -41,6 +41,11 @@ def from_observations(
     """
     rules = load_rules(rules)
     observations = np.atleast_2d(np.asarray(observations, dtype=np.float32))
+    if observations.shape[1] != obs_size(rules):
+        raise ValueError(
+            f"observations have {observations.shape[1]} entries; rules {rules.name!r} "
+            f"observe {obs_size(rules)}"
+        )
     view = ObservationView(observations, rules.target)
     players_of = view.num_players
     if (players_of != players_of[0]).any():
@@ -104,6 +109,8 @@ def from_observations(
     phase = view.phase[rows]
     if (phase < 0).any():
         raise ValueError("cannot determinise an observation of a finished match")
+    if rules.last_card_call:  # CALL shows as PLAY plus the ``call`` entry
+        phase = np.where(observations[rows, OBS_SIZE] > 0.5, PHASE_CALL, phase)
     state.phase[:] = phase
     to_act = view.to_act[rows]
     state.current_player[:] = to_act

@@ -15,8 +15,9 @@ next round's deal, match end and truncation (§8). After ``step`` every live gam
 a decision with at least two legal actions.
 
 Phases (``state.phase``): PLAY, AFTER_DRAW, COVER, ORDER, RESPOND; DONE once a match is over
-(``cards.PHASE_*``). Actions: 0–35 play a card, 36–39 order a suit, 40 draw (or accept a
-stacked penalty), 41 pass (:mod:`sto_odno_env.cards`).
+(``cards.PHASE_*``); CALL (``PHASE_CALL``) only with ``last_card_call``. Actions: 0–35 play a
+card, 36–39 order a suit, 40 draw (or accept a stacked penalty), 41 pass, and 42 call with
+``last_card_call`` (:mod:`sto_odno_env.cards`; :func:`num_actions` per rule set).
 
 Randomness comes from a counter-based stream per game (:mod:`sto_odno_env.rng`) unless a
 ``chance`` object supplies it (replaying a record does). ``trace`` collects the events of
@@ -34,11 +35,13 @@ import numpy as np
 
 from . import rng
 from .cards import (
+    CALL,
     DRAW,
     NO_CARD,
     NUM_ACTIONS,
     PASS,
     PHASE_AFTER_DRAW,
+    PHASE_CALL,
     PHASE_COVER,
     PHASE_DONE,
     PHASE_NAMES,
@@ -62,7 +65,7 @@ from .core.scoring import hand_points, match_rewards, ranking_keys
 from .core.settle import Autoplay, settle
 from .core.state import NOBODY, State, empty_state
 from .render import describe
-from .rules import Rules
+from .rules import Rules, load_rules
 from .trace import Trace
 
 # The phase codes under their short names, as the engine has always exported them.
@@ -133,9 +136,16 @@ def reset_games(
     settle(state, games, chance, trace, resolve_forced, autoplay)
 
 
+def num_actions(rules: Rules | str) -> int:
+    """The size of a rule set's action space: ``NUM_ACTIONS`` (42), or 43 with
+    ``last_card_call`` (the call, ``CALL``). Masks and ``Discrete`` spaces have this size."""
+    return load_rules(rules).num_actions
+
+
 def legal_mask(state: State) -> np.ndarray:
-    """(B, 42) int8: legal actions of the player to act (all zero once a match is over)."""
-    return unpack_actions(state.legal_bits)
+    """(B, A) int8: legal actions of the player to act (all zero once a match is over); A is
+    the rule set's number of actions (:func:`num_actions`: 42, or 43 with the call)."""
+    return unpack_actions(state.legal_bits, state.tables.num_actions)
 
 
 def refresh_legal(state: State, games: np.ndarray | None = None) -> None:
@@ -190,6 +200,7 @@ def step(
 
 __all__ = [
     "AFTER_DRAW",
+    "CALL",
     "COVER",
     "DONE",
     "DRAW",
@@ -198,6 +209,7 @@ __all__ = [
     "NUM_ACTIONS",
     "ORDER",
     "PASS",
+    "PHASE_CALL",
     "PHASE_NAMES",
     "PLAY",
     "RANDOM_CHANCE",
@@ -219,6 +231,7 @@ __all__ = [
     "is_legal",
     "legal_mask",
     "match_rewards",
+    "num_actions",
     "ranking_keys",
     "refresh_legal",
     "reset_games",

@@ -42,7 +42,6 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .cards import NUM_ACTIONS
 from .learner import LearnerGames, learner_games
 from .observation import observation_space
 from .render import render_game
@@ -57,9 +56,10 @@ def check_num_envs(num_envs: Any) -> int:
     return int(num_envs)
 
 
-def learner_observation_space() -> spaces.Box:
-    """The Box of one learner observation (the AEC env's ``observation`` entry)."""
-    return observation_space()["observation"]
+def learner_observation_space(rules: Rules | str | None = None) -> spaces.Box:
+    """The Box of one learner observation (the AEC env's ``observation`` entry), sized for
+    ``rules`` (one more entry with ``last_card_call``; the classic size without rules)."""
+    return observation_space(rules)["observation"]
 
 
 class StoOdnoEnv(gymnasium.Env):
@@ -89,8 +89,8 @@ class StoOdnoEnv(gymnasium.Env):
             )
         self.games = LearnerGames(config=config)
         self.render_mode = render_mode
-        self.observation_space = learner_observation_space()
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = learner_observation_space(config.rules)
+        self.action_space = spaces.Discrete(config.rules.num_actions)
         self._started = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -204,16 +204,17 @@ class StoOdnoVectorEnv(VectorEnv):
         self.autoreset_mode = autoreset_mode
         self.metadata = {**type(self).metadata, "autoreset_mode": autoreset_mode}
         self.observation_keys = tuple(observation_keys) if observation_keys else None
-        self.single_observation_space = learner_observation_space()
+        self.single_observation_space = learner_observation_space(config.rules)
+        actions = config.rules.num_actions  # 42, or 43 with last_card_call
         if self.observation_keys is not None:
             vector_key, mask_key = self.observation_keys
             self.single_observation_space = spaces.Dict(
                 {
                     vector_key: self.single_observation_space,
-                    mask_key: spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+                    mask_key: spaces.Box(0.0, 1.0, (actions,), np.float32),
                 }
             )
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.single_action_space = spaces.Discrete(actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._started = False

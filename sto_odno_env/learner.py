@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import engine, rng
-from .observation import OBS_SIZE, observe, observe_one
+from .observation import obs_size, observe, observe_one
 from .policy import RandomPolicy, as_policy
 from .rules import Rules
 from .table_config import TableConfig, table_config
@@ -74,7 +74,8 @@ class LearnerGames:
         self._use_opponents(config.opponents)
         self.state: engine.State | None = None
         self.learner = np.zeros(batch, dtype=np.int8)
-        self.obs = np.zeros((batch, OBS_SIZE), dtype=np.float32)
+        self.obs_size = obs_size(self.rules)  # OBS_SIZE, +1 with last_card_call
+        self.obs = np.zeros((batch, self.obs_size), dtype=np.float32)
         self.copy = copy
         self._pending_seed = seed
 
@@ -283,7 +284,7 @@ class LearnerGames:
             return
         flags[games] = True
         if self._final is None:
-            self._final = np.zeros((self.batch, OBS_SIZE), dtype=np.float32)
+            self._final = np.zeros((self.batch, self.obs_size), dtype=np.float32)
         self._final[games] = observe(self.state, self.learner[games], games=games)
         self._reported[games] = self._episode_reward[games]
         self._episode_reward[games] = 0.0
@@ -311,7 +312,7 @@ class LearnerGames:
             actions = np.empty(waiting.size, dtype=np.int64)
             if self.table is not None:
                 observations = observe(state, seats, games=waiting)
-                masks = engine.unpack_actions(state.legal_bits[waiting])
+                masks = engine.unpack_actions(state.legal_bits[waiting], state.tables.num_actions)
                 actions[:] = self.table.act_games(waiting, relative, observations, masks)
             for position in range(1, P if self.table is None else 1):
                 rows = np.flatnonzero(relative == position) if P > 2 else slice(None)
@@ -331,7 +332,7 @@ class LearnerGames:
         state = self.state
         if hasattr(policy, "act_bits"):  # acts on the legal-action bits alone (random play)
             return policy.act_bits(state.legal_bits[games])
-        masks = engine.unpack_actions(state.legal_bits[games])
+        masks = engine.unpack_actions(state.legal_bits[games], state.tables.num_actions)
         if getattr(policy, "needs_observation", True):
             observations = observe(state, seats, games=games)
         else:

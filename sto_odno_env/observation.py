@@ -27,6 +27,11 @@ own_total         1     own total / target
 num_players       1     players / 6
 ================  ====  ===============================================================
 
+A rule set with ``last_card_call`` (docs/rules.md §12) appends one entry, ``call`` (1 in its
+player's CALL decision, where the phase block shows PLAY): :func:`obs_size` and
+:func:`layout` give the size and slices of a rule set; ``OBS_SIZE`` and ``LAYOUT`` are those
+of every rule set without the call, unchanged.
+
 "Others" are the seats observer+1, observer+2, ... (mod players); entries for seats beyond
 the player count are zero. Nothing hidden enters: the other hands and the stock order never
 change the vector (``tests/test_observation.py``).
@@ -39,9 +44,9 @@ from functools import lru_cache
 import numpy as np
 from gymnasium import spaces
 
-from .cards import NUM_ACTIONS, NUM_CARDS, NUM_SUITS, PHASE_AFTER_DRAW
+from .cards import NUM_ACTIONS, NUM_CARDS, NUM_SUITS, PHASE_AFTER_DRAW, PHASE_CALL, PHASE_PLAY
 from .engine import State
-from .rules import MAX_PLAYERS
+from .rules import MAX_PLAYERS, Rules, load_rules
 
 NUM_PHASES = 5
 MAX_OTHERS = MAX_PLAYERS - 1
@@ -80,6 +85,21 @@ LAYOUT: dict[str, slice] = _layout()
 # Bumped whenever the layout changes, so that a policy trained on another layout is refused.
 OBSERVATION_VERSION: int = 1
 OBS_SIZE: int = LAYOUT["num_players"].stop
+
+
+def obs_size(rules: Rules | str) -> int:
+    """The observation size of a rule set: ``OBS_SIZE``, plus 1 with ``last_card_call``."""
+    return OBS_SIZE + int(load_rules(rules).last_card_call)
+
+
+def layout(rules: Rules | str) -> dict[str, slice]:
+    """The slices of a rule set's observation: ``LAYOUT``, plus ``call`` (the last entry)
+    with ``last_card_call``."""
+    if not load_rules(rules).last_card_call:
+        return dict(LAYOUT)
+    return {**LAYOUT, "call": slice(OBS_SIZE, OBS_SIZE + 1)}
+
+
 ONE_HOT_FIELDS = tuple(name for name, _, kind in _FIELDS if kind == "onehot")
 NUM_FLAGS = LAYOUT["to_act"].stop  # the 0/1 entries, packed as bits while building
 _WORDS = (NUM_FLAGS + 63) // 64
@@ -112,6 +132,11 @@ _TOP_SUIT_WORDS = (
 _PHASE_DRAWN_WORDS = (
     _field_words("phase")[:, None, :] | _field_words("drawn_card")[None, :, :]
 ).reshape(-1, _WORDS)
+# PHASE_CALL (6, after DONE) shows as PLAY in the phase block; the ``call`` entry marks it.
+assert _PHASE_DRAWN_WORDS.shape[0] == PHASE_CALL * (NUM_CARDS + 1)
+_PHASE_DRAWN_WORDS = np.concatenate(
+    [_PHASE_DRAWN_WORDS, _PHASE_DRAWN_WORDS[PHASE_PLAY * (NUM_CARDS + 1) :][: NUM_CARDS + 1]]
+)
 _SUITS_SLOTS = NUM_SUITS + 1
 _DRAWN_SLOTS = NUM_CARDS + 1
 
@@ -172,7 +197,8 @@ def observe(
     out: np.ndarray | None = None,
     games: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(B, OBS_SIZE) float32 observations of ``seat`` in every game.
+    """(B, OBS_SIZE) float32 observations of ``seat`` in every game (``obs_size(rules)``
+    wide: one more entry with ``last_card_call``).
 
     ``seat`` is one seat for all games, a (B,) array, or None for the player to act
     (games whose match is over are then observed from seat 0). ``games`` (indices)
@@ -193,7 +219,9 @@ def observe(
         seat = np.broadcast_to(np.asarray(seat), (B,)).astype(np.intp)
         if seat.size and (seat.min() < 0 or seat.max() >= P):
             raise ValueError(f"seat must be in 0..{P - 1}, got {np.unique(seat).tolist()}")
-    obs = np.empty((B, OBS_SIZE), dtype=np.float32) if out is None else out
+    call = state.tables.call
+    width = OBS_SIZE + 1 if call else OBS_SIZE
+    obs = np.empty((B, width), dtype=np.float32) if out is None else out
     hands = rows(state.hand)
     discard_bits = rows(state.discard_bits)
     phase = rows(state.phase)
@@ -233,7 +261,11 @@ def observe(
     scalars[:, _S_OWN_TOTAL] = totals.reshape(-1)[own]
     scalars /= _scalar_scale(state.tables.target)  # one contiguous pass
     scalars[:, _S_PLAYERS] = P / MAX_PLAYERS
-    obs[:, NUM_FLAGS:] = scalars
+    if call:
+        obs[:, NUM_FLAGS:OBS_SIZE] = scalars
+        obs[:, OBS_SIZE] = phase == PHASE_CALL
+    else:
+        obs[:, NUM_FLAGS:] = scalars
     return obs
 
 
@@ -254,7 +286,7 @@ def _seat_ints(players: int) -> list[int]:
 
 
 def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
-    """(OBS_SIZE,) float32: ``observe(state, seat)[game]``, built from Python scalars.
+    """(obs_size,) float32: ``observe(state, seat)[game]``, built from Python scalars.
 
     The same encoding as :func:`observe` (tests check they agree), several times faster
     for a single game.
@@ -285,13 +317,14 @@ def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
         | int(state.discard_bits[game]) << NUM_CARDS
     )
     packed = np.frombuffer(flags.to_bytes(_FLAG_BYTES, "little"), dtype=np.uint8)
-    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    call = state.tables.call
+    obs = np.empty(OBS_SIZE + 1 if call else OBS_SIZE, dtype=np.float32)
     obs[:NUM_FLAGS] = np.unpackbits(packed, count=NUM_FLAGS, bitorder="little")
     totals = state.totals[game].tolist()
     others = [(seat + k) % P for k in range(1, P)]
     padding = [0.0] * (MAX_OTHERS - (P - 1))
     target = state.tables.target
-    obs[NUM_FLAGS:] = [
+    obs[NUM_FLAGS:OBS_SIZE] = [
         int(state.pending[game]) / CARD_SCALE,
         int(state.stock_size[game]) / CARD_SCALE,
         *[hands[other].bit_count() / CARD_SCALE for other in others],
@@ -301,6 +334,8 @@ def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
         totals[seat] / target,
         P / MAX_PLAYERS,
     ]
+    if call:
+        obs[OBS_SIZE] = phase == PHASE_CALL
     return obs
 
 
@@ -383,18 +418,21 @@ class ObservationView:
         return np.rint(self.field("own_total")[:, 0] * self.target).astype(np.int64)
 
 
-def observation_space() -> spaces.Dict:
+def observation_space(rules: Rules | str | None = None) -> spaces.Dict:
     """The observation space of every seat: the observation vector (``Box``) and the
     legal-action mask (the PettingZoo env's per-agent space; the Gymnasium envs use the
-    ``"observation"`` entry)."""
-    low = np.zeros(OBS_SIZE, dtype=np.float32)
-    high = np.ones(OBS_SIZE, dtype=np.float32)
-    high[NUM_FLAGS:] = np.inf  # sizes and totals, scaled but unbounded
+    ``"observation"`` entry). Sized for ``rules`` (the classic sizes without it)."""
+    rules = None if rules is None else load_rules(rules)
+    size = OBS_SIZE if rules is None else obs_size(rules)
+    actions = NUM_ACTIONS if rules is None else rules.num_actions
+    low = np.zeros(size, dtype=np.float32)
+    high = np.ones(size, dtype=np.float32)
+    high[NUM_FLAGS:OBS_SIZE] = np.inf  # sizes and totals, scaled but unbounded
     for name in ("others_total", "own_total"):
         low[LAYOUT[name]] = -np.inf  # finish bonuses can take a total below zero
     return spaces.Dict(
         {
             "observation": spaces.Box(low=low, high=high, dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            "action_mask": spaces.Box(low=0, high=1, shape=(actions,), dtype=np.int8),
         }
     )

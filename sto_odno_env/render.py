@@ -9,7 +9,6 @@ from typing import Any
 
 from .cards import (
     NO_CARD,
-    NUM_ACTIONS,
     NUM_CARDS,
     PHASE_DONE,
     PHASE_NAMES,
@@ -157,7 +156,9 @@ def render_game(
         )
     if phase != PHASE_DONE and shown == current:
         bits = int(state.legal_bits[game])
-        legal = [f"{a} = {action_name(a)}" for a in range(NUM_ACTIONS) if bits >> a & 1]
+        legal = [
+            f"{a} = {action_name(a)}" for a in range(state.tables.num_actions) if bits >> a & 1
+        ]
         lines += ["", f"legal actions (id = move): {', '.join(legal)}"]
     moves = list(moves)
     recent = [

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import cli, engine
-from .cards import NUM_ACTIONS, NUM_CARDS
+from .cards import NUM_CARDS
 from .rules import Rules, RulesError
 
 EVENT_FIELDS = {
@@ -265,7 +265,7 @@ def _replay_batch(matches: list[_Lines], rules: Rules, players: int) -> None:
                     f"player {player} acts, but it is player {players_now[row]}'s turn"
                 )
             legal_bits = legal_now[row]
-            if not 0 <= action < NUM_ACTIONS or not legal_bits >> action & 1:
+            if not 0 <= action < rules.num_actions or not legal_bits >> action & 1:
                 raise lines.error(
                     engine.illegal_bits_message(
                         legal_bits, action, player=player, phase=phases[row]

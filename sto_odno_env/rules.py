@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from .cards import (
+    NUM_ACTIONS,
     NUM_CARDS,
     RANK_NAMES,
     SUIT_SYMBOLS,
@@ -52,6 +53,8 @@ SWITCH_DEFAULTS: dict[str, Any] = {
     "multiplier_scope": "round",
     "bonus_combo": False,
     "leftover_bonus": "ordinary",
+    "last_card_call": False,
+    "call_penalty": 1,
 }
 
 
@@ -115,6 +118,13 @@ class Rules:
     multiplier_scope: str = "round"
     bonus_combo: bool = False
     leftover_bonus: str = "ordinary"
+    last_card_call: bool = False
+    call_penalty: int = 1
+
+    @property
+    def num_actions(self) -> int:
+        """The size of the action space: 42, or 43 with ``last_card_call`` (the call)."""
+        return NUM_ACTIONS + int(self.last_card_call)
 
     # --- construction -------------------------------------------------------------------
 
@@ -507,6 +517,9 @@ def _validate_switches(data: dict[str, Any], out: dict[str, Any]) -> None:
     out["leftover_bonus"] = _expect_choice(
         data.get("leftover_bonus", "ordinary"), "leftover_bonus", LEFTOVER_BONUSES
     )
+    out["last_card_call"] = _expect_bool(data.get("last_card_call", False), "last_card_call")
+    # Kept (and recorded when not 1) also with the call off, where it has no effect.
+    out["call_penalty"] = _expect_int(data.get("call_penalty", 1), "call_penalty", minimum=1)
 
 
 def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:

@@ -21,7 +21,6 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from .cards import NUM_ACTIONS
 from .gym_env import check_num_envs, learner_observation_space
 from .learner import learner_games
 from .rules import Rules
@@ -44,7 +43,11 @@ class StoOdnoVecEnv(VecEnv):
         num_envs = check_num_envs(num_envs)
         config = table_config(config, rules=rules, players=players, **settings)
         self.games = learner_games(config, batch=num_envs, seed=seed)
-        super().__init__(num_envs, learner_observation_space(), spaces.Discrete(NUM_ACTIONS))
+        super().__init__(
+            num_envs,
+            learner_observation_space(config.rules),
+            spaces.Discrete(config.rules.num_actions),
+        )
         self._actions: np.ndarray | None = None
         self._seed: int | None = seed
 

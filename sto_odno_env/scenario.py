@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import engine
-from .cards import DRAW, NUM_CARDS, ORDER_BASE, PASS, SUIT_SYMBOLS, action_name, card_name
+from .cards import CALL, DRAW, NUM_CARDS, ORDER_BASE, PASS, SUIT_SYMBOLS, action_name, card_name
 from .cards import parse_card as _parse_card
 from .rules import Rules, load_rules
 from .tables import NO_CARD
@@ -183,7 +183,7 @@ class Game:
     def legal(self) -> set[str]:
         """Names of the legal actions of the player to act."""
         bits = int(self.state.legal_bits[0])
-        return {action_name(a) for a in range(PASS + 1) if bits >> a & 1}
+        return {action_name(a) for a in range(self.rules.num_actions) if bits >> a & 1}
 
     def hand(self, seat: int) -> list[str]:
         bits = int(self.state.hand[0, seat])
@@ -254,3 +254,7 @@ class Game:
 
     def pass_(self) -> Game:
         return self.act(PASS)
+
+    def call(self) -> Game:
+        """The last-card call (``last_card_call``, docs/rules.md §12)."""
+        return self.act(CALL)

@@ -14,11 +14,11 @@ from typing import Any, TextIO
 from .cards import (
     DRAW,
     NO_CARD,
-    NUM_ACTIONS,
     NUM_CARDS,
     ORDER_BASE,
     PASS,
     PHASE_AFTER_DRAW,
+    PHASE_CALL,
     PHASE_COVER,
     PHASE_DONE,
     PHASE_NAMES,
@@ -148,7 +148,7 @@ class Screen:
 def legal_actions(state: State, game: int = 0) -> list[int]:
     """The legal actions of the player to act, in id order (cards, suits, draw, pass)."""
     bits = int(state.legal_bits[game])
-    return [a for a in range(NUM_ACTIONS) if bits >> a & 1]
+    return [a for a in range(state.tables.num_actions) if bits >> a & 1]
 
 
 def situation(screen: Screen, state: State, game: int = 0) -> list[str]:
@@ -168,6 +168,8 @@ def situation(screen: Screen, state: State, game: int = 0) -> list[str]:
         PHASE_COVER: "the card just played must be covered",
         PHASE_ORDER: "name the suit the next player must follow",
         PHASE_RESPOND: "a penalty is coming: add to it or take it",
+        PHASE_CALL: "one card left: call it, or pass and draw "
+        + plural(state.tables.call_penalty, "card"),
     }.get(phase)
     if hint:
         drawn = int(state.drawn_card[game])

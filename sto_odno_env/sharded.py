@@ -27,29 +27,32 @@ import numpy as np
 
 from . import engine, rng
 from .learner import LearnerGames
-from .observation import OBS_SIZE
+from .observation import obs_size
 from .rules import Rules
 from .table_config import TableConfig, table_config
 
-# (name, per-game shape, dtype) of the shared result buffers.
-_BUFFERS = (
-    ("actions", (), np.int64),
-    ("observation", (OBS_SIZE,), np.float32),
-    ("final_observation", (OBS_SIZE,), np.float32),
-    ("reward", (), np.float32),
-    ("terminated", (), np.bool_),
-    ("truncated", (), np.bool_),
-    ("illegal", (), np.bool_),
-    ("legal_bits", (), np.uint64),
-    ("learner", (), np.int8),
-    ("phase", (), np.int8),
-)
+
+def _buffers(size: int) -> tuple[tuple[str, tuple[int, ...], Any], ...]:
+    """(name, per-game shape, dtype) of the shared result buffers, for observations of
+    ``size`` entries (the rule set's ``obs_size``)."""
+    return (
+        ("actions", (), np.int64),
+        ("observation", (size,), np.float32),
+        ("final_observation", (size,), np.float32),
+        ("reward", (), np.float32),
+        ("terminated", (), np.bool_),
+        ("truncated", (), np.bool_),
+        ("illegal", (), np.bool_),
+        ("legal_bits", (), np.uint64),
+        ("learner", (), np.int8),
+        ("phase", (), np.int8),
+    )
 
 
-def _views(raw: dict[str, Any], batch: int) -> dict[str, np.ndarray]:
+def _views(raw: dict[str, Any], batch: int, size: int) -> dict[str, np.ndarray]:
     return {
         name: np.frombuffer(raw[name], dtype=dtype).reshape(batch, *shape)
-        for name, shape, dtype in _BUFFERS
+        for name, shape, dtype in _buffers(size)
     }
 
 
@@ -59,7 +62,8 @@ class WorkerError(RuntimeError):
 
 def _worker(connection, raw, batch: int, low: int, high: int, config: TableConfig) -> None:
     """A worker's loop: serve reset/step/set_opponents on games ``low..high-1``."""
-    shared = {name: view[low:high] for name, view in _views(raw, batch).items()}
+    size = obs_size(config.rules)
+    shared = {name: view[low:high] for name, view in _views(raw, batch, size).items()}
     games = LearnerGames(batch=high - low, copy=False, config=config)  # published by copying
 
     def publish() -> None:
@@ -135,9 +139,9 @@ class ShardedLearnerGames:
             name: context.RawArray(
                 "b", max(1, batch * int(np.prod(shape)) * np.dtype(dtype).itemsize)
             )
-            for name, shape, dtype in _BUFFERS
+            for name, shape, dtype in _buffers(obs_size(self.rules))
         }
-        self._shared = _views(raw, batch)
+        self._shared = _views(raw, batch, obs_size(self.rules))
         bounds = np.linspace(0, batch, workers + 1).astype(int)
         self._shards = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
         self._connections = []
@@ -228,7 +232,7 @@ class ShardedLearnerGames:
     def _final_observation(self, finals: list[bool]) -> np.ndarray | None:
         if not any(finals):
             return None
-        final = np.zeros((self.batch, OBS_SIZE), dtype=np.float32)
+        final = np.zeros(self._shared["final_observation"].shape, dtype=np.float32)
         shared = self._shared
         for (low, high), has_final in zip(self._shards, finals, strict=True):
             if has_final:
@@ -255,8 +259,8 @@ class ShardedLearnerGames:
         )
 
     def masks(self) -> np.ndarray:
-        """(B, 42) int8 legal actions of the learner."""
-        return engine.unpack_actions(self.legal_bits)
+        """(B, A) int8 legal actions of the learner (A: the rule set's number of actions)."""
+        return engine.unpack_actions(self.legal_bits, self.rules.num_actions)
 
     def observe(self) -> np.ndarray:
         """The learner's observations of every game: a copy, or with ``copy=False`` the

@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from .cards import (
+    CALL,
     DRAW,
     NO_CARD,
     NUM_CARDS,
@@ -24,6 +25,7 @@ from .cards import (
     ORDER_ACTIONS,
     PASS,
     PHASE_AFTER_DRAW,
+    PHASE_CALL,
     PHASE_COVER,
     PHASE_ORDER,
     PHASE_PLAY,
@@ -63,10 +65,10 @@ class RuleTables:
     playable: np.ndarray  # (37, 5) uint64: [top, ordered suit (4: none)] -> playable cards
     respond: np.ndarray  # (37,) uint64: cards that may be stacked onto a penalty card
     drawn_filter: np.ndarray  # (37,) uint64: [drawn card] -> cards AFTER_DRAW may play
-    extra_actions: np.ndarray  # (6 * 8,) uint64: non-card actions, see _extra_actions
-    extra_base: np.ndarray  # (6 * 37,) intp: [phase * 37 + top] -> extra_key without
+    extra_actions: np.ndarray  # (7 * 8,) uint64: non-card actions, see _extra_actions
+    extra_base: np.ndarray  # (7 * 37,) intp: [phase * 37 + top] -> extra_key without
     #   has_card (and without can_draw unless the rules steal: a draw is always possible)
-    legal_by_situation: np.ndarray  # (6 * 37 * 8,) uint64: the legal cards, indexed
+    legal_by_situation: np.ndarray  # (7 * 37 * 8,) uint64: the legal cards, indexed
     #   [(phase * 37 + top) * 8 + (ordered suit & 7)] (no ordered suit, -1, lands on 7)
     can_finish: np.ndarray  # (37,) bool: a card that empties the hand ends the round
     hand_size: int
@@ -94,6 +96,10 @@ class RuleTables:
     bonus_combo: bool  # the finisher's final run of bonus-card plays adds up (State.combo_*)
     bonus_card: np.ndarray  # (37,) bool: the card has a finish_bonus entry (even {})
     leftover: int  # leftover_bonus: LEFTOVER_BONUSES.index (0 ordinary, 1 subtract, 2 single)
+    # §12 last_card_call: a play that leaves one card gives its player a CALL decision
+    call: bool
+    call_penalty: int  # cards drawn at once by a player who passes in CALL
+    num_actions: int  # 42, or 43 with the call
 
 
 @lru_cache(maxsize=64)
@@ -163,7 +169,7 @@ def compile_rules(rules: Rules) -> RuleTables:
         playable=playable,
         respond=respond,
         drawn_filter=drawn_filter,
-        extra_actions=_extra_actions(rules.voluntary_draw),
+        extra_actions=_extra_actions(rules.voluntary_draw, rules.last_card_call),
         extra_base=_extra_base(steal=rules.empty_stock == "steal").reshape(-1),
         legal_by_situation=_by_situation(legal_cards),
         can_finish=per_card((rules.cover_can_finish or not e.cover for e in effects), bool, True),
@@ -194,6 +200,9 @@ def compile_rules(rules: Rules) -> RuleTables:
         bonus_combo=rules.bonus_combo,
         bonus_card=per_card((rules.has_bonus(c) for c in range(NUM_CARDS)), bool, False),
         leftover=LEFTOVER_BONUSES.index(rules.leftover_bonus),
+        call=rules.last_card_call,
+        call_penalty=rules.call_penalty,
+        num_actions=rules.num_actions,
     )
 
 
@@ -216,13 +225,14 @@ def _extra_base(steal: bool) -> np.ndarray:
     return extra_key(phase, 0, int(steal), empty_table).astype(np.intp)
 
 
-def _extra_actions(voluntary_draw: bool) -> np.ndarray:
+def _extra_actions(voluntary_draw: bool, call: bool = False) -> np.ndarray:
     """The non-card legal actions for each phase and situation (docs/rules.md §4, §5, §6).
 
     DRAW in PLAY: when the player has no playable card, or always with voluntary_draw,
     but never onto an empty table (leader_plays); in COVER: only without a playable card;
     in RESPOND: always (accepting). PASS: in AFTER_DRAW always; in PLAY and COVER exactly
-    when DRAW would be legal but nothing can be drawn. ORDER: the four suits.
+    when DRAW would be legal but nothing can be drawn. ORDER: the four suits. CALL (only
+    with last_card_call, §12): pass and call, whatever the situation.
     """
     table = np.zeros(NUM_PHASES * 8, dtype=np.uint64)
     draw, pass_ = np.uint64(1 << DRAW), np.uint64(1 << PASS)
@@ -246,4 +256,6 @@ def _extra_actions(voluntary_draw: bool) -> np.ndarray:
                 put(PHASE_AFTER_DRAW, pass_)
                 put(PHASE_ORDER, sum(1 << a for a in ORDER_ACTIONS))
                 put(PHASE_RESPOND, draw)
+                if call:
+                    put(PHASE_CALL, pass_ | np.uint64(1 << CALL))
     return table

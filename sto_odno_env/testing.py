@@ -22,7 +22,7 @@ import json
 import numpy as np
 
 from . import engine, rng
-from .cards import NUM_ACTIONS, NUM_CARDS
+from .cards import NUM_CARDS
 from .replay import replay_lines
 from .rules import Rules, load_rules
 from .tables import ALL_CARDS
@@ -84,7 +84,7 @@ def _check_masks_and_cards(rules: Rules, players: int, batch: int, steps: int, s
         game = int(live[0]) if live.size else None
         if game is None:
             return
-        for action in range(NUM_ACTIONS):
+        for action in range(rules.num_actions):
             trial = state.take([game])
             before = [
                 value.copy() for value in vars(trial).values() if isinstance(value, np.ndarray)

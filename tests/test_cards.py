@@ -188,8 +188,9 @@ def test_action_names() -> None:
     assert [action_name(a) for a in range(36, 40)] == [f"order {s}" for s in SUITS]
     assert action_name(40) == "draw"
     assert action_name(41) == "pass"
-    for bad in (-1, 42):
-        with pytest.raises(ValueError, match=r"outside 0\.\.41"):
+    assert action_name(42) == "call"  # only legal with last_card_call (docs/rules.md §12)
+    for bad in (-1, 43):
+        with pytest.raises(ValueError, match=r"outside 0\.\.42"):
             action_name(bad)
 
 

@@ -112,6 +112,8 @@ def variants(draw, short_matches: bool = False) -> Variant:
         "multiplier_scope": draw(st.sampled_from(["round", "total"])),
         "bonus_combo": draw(st.booleans()),
         "leftover_bonus": draw(st.sampled_from(["ordinary", "subtract", "single_adds"])),
+        "last_card_call": draw(st.booleans()),
+        "call_penalty": draw(st.integers(1, 3)),
     }
     if draw(st.booleans()):
         changes["points"] = {**base.to_dict()["points"], "A": [1, 11]}
@@ -134,7 +136,7 @@ def cards_of(bits: int) -> list[int]:
 
 
 def actions_of(bits: int) -> set[int]:
-    return {a for a in range(PASS + 1) if bits >> a & 1}
+    return {a for a in range(engine.CALL + 1) if bits >> a & 1}
 
 
 def expected_legal(state: engine.State, b: int) -> set[int]:
@@ -148,6 +150,9 @@ def expected_legal(state: engine.State, b: int) -> set[int]:
     can_draw = rules.empty_stock == "steal" or state.stock_size[b] > 0 or state.discard_size[b] > 1
     if phase == engine.ORDER:
         return set(ALL_ORDERS)
+    if phase == engine.PHASE_CALL:  # §12: a play left one card; call or pass, never forced
+        assert rules.last_card_call and len(hand) == 1, (rules.last_card_call, hand)
+        return {PASS, engine.CALL}
     if phase == engine.RESPOND:
         same_rank = {c for c in hand if rank_of(c) == rank_of(top) and rules.effect_of(c).draw > 0}
         return same_rank | {DRAW}
@@ -225,7 +230,7 @@ def check_live_game(state: engine.State, b: int) -> None:
         assert rules.effect_of(top).cover
     if phase == engine.RESPOND:
         assert rules.stacking and state.pending[b] > 0
-    else:
+    elif phase != engine.PHASE_CALL:  # a stacking answer's CALL comes before its penalty
         assert state.pending[b] == 0
 
 

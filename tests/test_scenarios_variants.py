@@ -355,3 +355,189 @@ def test_own_records_of_a_switch_replay(path, tmp_path):
     write_records(out, play_random_matches(rules, header["players"], 3, seed=11))
     assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["rules"] == header["rules"]
     assert replay(out) == 3
+
+
+# --- last_card_call ---------------------------------------------------------------------------
+
+
+def called(hands: dict, opening: str = "10♣", stock: str = "6♥ 7♥ J♥ 6♦", **changes) -> Game:
+    """Two players, two cards each, seat 1 deals. The opening leaves the dealer one card:
+    with the switch on it calls first (see test_the_opening_card_gives_the_dealer_a_call)."""
+    game = Game(
+        "classic", hand_size=2, dealer=1, hands=hands, opening=opening, stock=stock, **changes
+    )
+    if game.phase == "CALL":
+        game.call()
+    return game
+
+
+def test_last_card_call_after_a_play_that_leaves_one_card():
+    """§12: 9♣ leaves seat 0 one card: CALL (call or pass) before the turn passes; off, the
+    turn passes at once. The call action (42) exists only with the switch on."""
+    on = called({0: "9♣ J♠", 1: "K♣"}, last_card_call=True).play("9♣")
+    assert (on.phase, on.player, on.legal()) == ("CALL", 0, {"call", "pass"})
+    assert on.state.legal.shape == (1, 43)
+    on.call()
+    assert (on.phase, on.player, on.hand(0)) == ("PLAY", 1, ["J♠"])
+    off = called({0: "9♣ J♠", 1: "K♣"}).play("9♣")
+    assert (off.phase, off.player, off.hand(0)) == ("PLAY", 1, ["J♠"])
+    assert off.state.legal.shape == (1, 42)
+    with pytest.raises(ValueError, match="illegal action 42"):
+        off.act(42)
+
+
+@pytest.mark.parametrize(("penalty", "drawn"), [(1, ["6♥"]), (2, ["6♥", "7♥"])])
+def test_not_calling_draws_the_call_penalty_at_once(penalty, drawn):
+    game = called({0: "9♣ J♠", 1: "K♣"}, last_card_call=True, call_penalty=penalty)
+    game.play("9♣").pass_()
+    assert sorted(game.hand(0)) == sorted(["J♠", *drawn])
+    assert (game.phase, game.player) == ("PLAY", 1)
+
+
+def test_call_comes_after_the_suit_order():
+    """A queen that leaves one card: ORDER first, then CALL, then the next player."""
+    game = called({0: "Q♦ J♠", 1: "K♣"}, last_card_call=True).play("Q♦")
+    assert game.phase == "ORDER"
+    game.order("♣")
+    assert (game.phase, game.player, game.ordered_suit) == ("CALL", 0, "♣")
+    game.call()
+    assert (game.phase, game.player) == ("PLAY", 1)
+
+
+def test_call_comes_before_the_cover_and_the_cover_may_call_again():
+    """8♣ (a cover card) leaves one card: CALL before COVER. Called: the cover 9♣ is forced
+    and finishes. Not called: 6♥ is drawn, the forced cover 9♣ leaves 6♥, so CALL again."""
+    on = called({0: "8♣ 9♣", 1: "K♣"}, last_card_call=True).play("8♣")
+    assert (on.phase, on.player) == ("CALL", 0)
+    on.call()
+    assert on.last("round_end")["finisher"] == 0
+    passed = called({0: "8♣ 9♣", 1: "K♣"}, last_card_call=True).play("8♣").pass_()
+    assert (passed.phase, passed.player, passed.hand(0)) == ("CALL", 0, ["6♥"])
+    assert passed.top == "9♣"
+    off = called({0: "8♣ 9♣", 1: "K♣"}).play("8♣")
+    assert off.last("round_end")["finisher"] == 0
+
+
+def test_call_comes_before_the_cards_effect_on_the_next_player():
+    """7♣ (draw 2, skip) leaves one card: during CALL seat 1 has not drawn yet."""
+    game = called({0: "7♣ J♠", 1: "K♣"}, last_card_call=True).play("7♣")
+    assert (game.phase, game.hand_size(1)) == ("CALL", 1)
+    game.call()
+    assert {"6♥", "7♥"} <= set(game.hand(1))  # drew 2 (and was skipped)
+
+
+def test_a_stacking_answer_calls_before_its_penalty_passes_on():
+    """Stacking: 7♦ answers 7♣ and leaves one card: CALL with 2 pending; then seat 0 takes
+    all 4 and is skipped. Off: the 4 pass on at once."""
+    deal = {"hand_size": 3, "dealer": 1, "hands": {0: "7♣ J♠ 9♥", 1: "7♦ K♥"}}
+    deal |= {"opening": "10♣", "stock": "6♥ 6♦ J♥ 8♦ 9♦", "stacking": True}
+    on = Game("classic", **deal, last_card_call=True).play("7♣").play("7♦")
+    assert (on.phase, on.player, int(on.state.pending[0]), on.hand_size(0)) == ("CALL", 1, 2, 2)
+    on.call()
+    assert (on.hand_size(0), int(on.state.pending[0])) == (6, 0)
+    off = Game("classic", **deal).play("7♣").play("7♦")
+    assert (off.hand_size(0), int(off.state.pending[0])) == (6, 0)
+
+
+def test_the_opening_card_gives_the_dealer_a_call():
+    """Under dealer_blind the opening is the dealer's play: two cards dealt, one left."""
+    deal = {"hand_size": 2, "dealer": 1, "hands": {0: "9♣ J♠", 1: "K♣"}, "opening": "10♣"}
+    on = Game("classic", **deal, last_card_call=True)
+    assert (on.phase, on.player, on.legal()) == ("CALL", 1, {"call", "pass"})
+    on.pass_()
+    assert (on.phase, on.player, on.hand_size(1)) == ("PLAY", 0, 2)
+    off = Game("classic", **deal)
+    assert (off.phase, off.player, off.hand_size(1)) == ("PLAY", 0, 1)
+
+
+def test_call_penalty_error():
+    with pytest.raises(RulesError, match="call_penalty: 0 is too small"):
+        Rules.from_dict({"base": "classic", "last_card_call": True, "call_penalty": 0})
+    with pytest.raises(RulesError, match="last_card_call: 'yes' is not a boolean"):
+        Rules.from_dict({"base": "classic", "last_card_call": "yes"})
+
+
+def test_last_card_call_in_the_envs_and_bots():
+    """Spaces and masks follow the rules (43 actions, one more observation entry that marks
+    CALL); the bots always call; the classic sizes are unchanged without the switch."""
+    import numpy as np
+
+    from agents.heuristic import ExpertAgent, GreedyAgent
+    from sto_odno_env import sto_odno_v0
+    from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+    from sto_odno_env.observation import OBS_SIZE, layout, obs_size
+    from sto_odno_env.sb3 import StoOdnoVecEnv
+
+    rules = Rules.preset("classic").replace(last_card_call=True)
+    assert (obs_size(rules), obs_size("classic"), OBS_SIZE) == (190, 189, 189)
+    assert layout(rules)["call"] == slice(189, 190) and "call" not in layout("classic")
+    assert StoOdnoEnv("classic", 2).action_space.n == 42
+    env = StoOdnoEnv(rules, 3, opponents="expert")
+    assert env.action_space.n == 43 and env.observation_space.shape == (190,)
+    vector = StoOdnoVectorEnv(4, rules, 3, observation_keys=("obs", "mask"))
+    assert vector.single_observation_space["mask"].shape == (43,)
+    assert StoOdnoVecEnv(2, rules, 2).action_space.n == 43
+    aec = sto_odno_v0.env(rules=rules, players=2)
+    aec.reset(seed=3)
+    assert aec.action_space("player_0").n == 43
+    calls, generator = 0, np.random.default_rng(0)
+    for _ in aec.agent_iter(max_iter=3000):
+        observation, _, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            aec.step(None)
+            continue
+        mask = observation["action_mask"]
+        assert mask.shape == (43,) and observation["observation"].shape == (190,)
+        assert bool(mask[42]) == bool(observation["observation"][189])
+        if mask[42]:
+            calls += 1
+            for bot in (GreedyAgent(rules), ExpertAgent(rules)):
+                assert bot.act(observation["observation"][None], mask[None])[0] == 42
+        aec.step(int(generator.choice(np.flatnonzero(mask))))
+    assert calls > 0
+
+
+def test_a_bot_refuses_masks_of_another_action_space():
+    import numpy as np
+
+    from agents.heuristic import ExpertAgent
+
+    with pytest.raises(ValueError, match="36-card action ids"):
+        ExpertAgent("classic").act(np.zeros((1, 189), np.float32), np.ones((1, 58), np.int8))
+
+
+def test_last_card_call_sharded_and_determinised():
+    """Worker processes publish the longer observations and 43-wide masks exactly as one
+    process does; a state rebuilt from a CALL observation is in CALL."""
+    import numpy as np
+
+    from agents.heuristic import GreedyAgent
+    from sto_odno_env import engine
+    from sto_odno_env.determinise import from_observations
+    from sto_odno_env.gym_env import StoOdnoVectorEnv
+    from sto_odno_env.observation import observe
+
+    rules = Rules.preset("classic").replace(last_card_call=True)
+    trails = []
+    for workers in (1, 2):
+        env = StoOdnoVectorEnv(4, rules, 3, opponents=GreedyAgent(rules), workers=workers)
+        observations, infos = env.reset(seed=7)
+        generator = np.random.default_rng(7)
+        trail = [observations, infos["action_mask"]]
+        for _ in range(40):
+            actions = engine.sample_actions(env.games.legal_bits, generator.random(4))
+            observations, rewards, *_, infos = env.step(actions)
+            trail += [observations, rewards, infos["action_mask"]]
+        env.close()
+        trails.append(trail)
+    assert trails[0][0].shape == (4, 190) and trails[0][1].shape == (4, 43)
+    assert all(np.array_equal(a, b) for a, b in zip(*trails, strict=True))
+
+    state = engine.init(rules, 3, batch=64, seed=2)
+    generator = np.random.default_rng(2)
+    while not (state.phase == engine.PHASE_CALL).any():
+        engine.step(state, engine.sample_actions(state.legal_bits, generator.random(64)))
+    game = int(np.flatnonzero(state.phase == engine.PHASE_CALL)[0])
+    world = from_observations(rules, observe(state, games=np.array([game])), samples=2)
+    assert (world.phase == engine.PHASE_CALL).all()
+    assert (engine.legal_mask(world)[:, [41, 42]] == 1).all()

@@ -30,9 +30,10 @@ def all_set(mask: np.ndarray) -> bool:
     return np.count_nonzero(mask) == mask.size
 
 
-def unpack_actions(bits: np.ndarray) -> np.ndarray:
-    """(n, 42) int8 masks from 42-bit action masks."""
+def unpack_actions(bits: np.ndarray, count: int = NUM_ACTIONS) -> np.ndarray:
+    """(n, count) int8 masks from action bit masks (count: the rule set's number of actions,
+    42 unless it has the last-card call)."""
     bits = np.ascontiguousarray(bits, dtype=np.uint64)
     return np.unpackbits(
-        bits.view(np.uint8).reshape(-1, 8), axis=1, count=NUM_ACTIONS, bitorder="little"
+        bits.view(np.uint8).reshape(-1, 8), axis=1, count=count, bitorder="little"
     ).view(np.int8)

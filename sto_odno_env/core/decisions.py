@@ -9,14 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import (
+    CALL,
     DRAW,
+    MAX_ACTIONS,
     NO_CARD,
-    NUM_ACTIONS,
     NUM_CARDS,
     NUM_PHASES,
     ORDER_BASE,
     PASS,
     PHASE_AFTER_DRAW,
+    PHASE_CALL,
     PHASE_COVER,
     PHASE_ORDER,
     PHASE_PLAY,
@@ -33,10 +35,12 @@ from .turns import pass_turn, pass_with_effects
 
 # What a decision does, by phase and action (the engine's dispatch; illegal pairs are 0).
 (K_NONE, K_PLAY, K_ORDER, K_DRAW, K_COVER_DRAW, K_ACCEPT, K_PASS, K_LAPSE) = range(8)
+K_CALL, K_NO_CALL = 8, 9  # CALL phase (last_card_call only): call, or pass and draw
+NUM_KINDS = 10
 
 
 def _action_kind_table() -> np.ndarray:
-    table = np.zeros((NUM_PHASES, NUM_ACTIONS), dtype=np.int8)
+    table = np.zeros((NUM_PHASES, MAX_ACTIONS), dtype=np.int8)
     for phase in (PHASE_PLAY, PHASE_AFTER_DRAW, PHASE_COVER, PHASE_RESPOND):
         table[phase, :NUM_CARDS] = K_PLAY
     table[PHASE_ORDER, ORDER_BASE:DRAW] = K_ORDER
@@ -45,6 +49,8 @@ def _action_kind_table() -> np.ndarray:
     table[PHASE_RESPOND, DRAW] = K_ACCEPT
     table[PHASE_PLAY, PASS] = table[PHASE_AFTER_DRAW, PASS] = K_PASS
     table[PHASE_COVER, PASS] = K_LAPSE
+    table[PHASE_CALL, CALL] = K_CALL
+    table[PHASE_CALL, PASS] = K_NO_CALL
     return table.reshape(-1)
 
 
@@ -74,8 +80,8 @@ def apply_decisions(
     state.scratch.decisions += games.size
     turn = state.turn[games] + 1
     state.turn[games] = turn
-    kind = ACTION_KIND[state.phase[games].astype(np.intp) * NUM_ACTIONS + actions]
-    counts = np.bincount(kind, minlength=8).tolist()
+    kind = ACTION_KIND[state.phase[games].astype(np.intp) * MAX_ACTIONS + actions]
+    counts = np.bincount(kind, minlength=NUM_KINDS).tolist()
     present = [code for code, count in enumerate(counts) if count]
     if len(present) == 1:
         groups = [(present[0], games, actions)]
@@ -102,6 +108,10 @@ def apply_decisions(
             pass_turn(state, chosen)
         elif code == K_LAPSE:
             lapse_cover(state, chosen)
+        elif code == K_CALL:
+            after_call(state, chosen, chance, trace)
+        elif code == K_NO_CALL:
+            skip_call(state, chosen, chance, trace)
     return turn
 
 
@@ -131,6 +141,13 @@ def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace
     if any_set(finishing):
         mark_round_end(state, games[finishing], player[finishing], cards[finishing])
         passes &= ~finishing
+    if tables.call:
+        # docs/rules.md §12: one card left: CALL comes next (after ORDER, before COVER and
+        # before the card's effects on the next player).
+        calling = (np.bitwise_count(hand) == 1) & ~tables.order_suit[cards]
+        if any_set(calling):
+            state.phase[games[calling]] = PHASE_CALL
+            passes &= ~calling
     if all_set(passes):
         pass_with_effects(state, games, player, cards, chance, trace)
     elif any_set(passes):
@@ -140,6 +157,21 @@ def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace
 def order_suits(state: State, games: np.ndarray, suits: np.ndarray, chance, trace) -> None:
     """Order a suit after a queen that orders; a cover may follow (docs/rules.md §5)."""
     state.ordered_suit[games] = suits
+    if state.tables.call:
+        # The queen left its player one card: CALL comes after the order (§12).
+        hands, at = cells(state.hand, games, state.current_player[games])
+        calling = np.bitwise_count(hands[at]) == 1
+        if any_set(calling):
+            state.phase[games[calling]] = PHASE_CALL
+            games = games[~calling]
+    after_card(state, games, chance, trace)
+
+
+def after_card(state: State, games: np.ndarray, chance, trace) -> None:
+    """The top card, played by the player to act, takes effect: a cover, or the turn passes
+    with its effects (after ORDER; after CALL)."""
+    if not games.size:
+        return
     top = state.top_card[games]
     covers = state.tables.cover[top]
     state.phase[games[covers]] = PHASE_COVER
@@ -148,6 +180,24 @@ def order_suits(state: State, games: np.ndarray, suits: np.ndarray, chance, trac
         pass_with_effects(
             state, games[rest], state.current_player[games[rest]], top[rest], chance, trace
         )
+
+
+def after_call(state: State, games: np.ndarray, chance, trace) -> None:
+    """CALL in CALL: the last card is called; the card played goes on (§12)."""
+    after_card(state, games, chance, trace)
+
+
+def skip_call(state: State, games: np.ndarray, chance, trace) -> None:
+    """PASS in CALL: the player draws ``call_penalty`` cards at once, then the card played
+    goes on (§12). A steal on that draw that empties a hand ends the round there."""
+    if not games.size:
+        return
+    player = state.current_player[games]
+    count = np.full(games.shape, state.tables.call_penalty, dtype=np.int64)
+    draw_many(state, games, player, count, chance, trace)
+    if state.scratch.ending:
+        games = games[~state.ending[games]]
+    after_card(state, games, chance, trace)
 
 
 def lapse_cover(state: State, games: np.ndarray) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..cards import NUM_ACTIONS, NUM_CARDS, PHASE_DONE, PHASE_NAMES, action_name
+from ..cards import MAX_ACTIONS, NUM_CARDS, PHASE_DONE, PHASE_NAMES, action_name
 from .bits import U64_0, U64_1, all_set, cells
 from .state import State
 
@@ -75,7 +75,7 @@ def illegal_bits_message(
 ) -> str:
     """The message of an illegal ``action``: the action, then where it was given (game,
     player, phase, each when known) and the legal actions of the 42-bit mask."""
-    is_id = isinstance(action, int | np.integer) and 0 <= action < NUM_ACTIONS
+    is_id = isinstance(action, int | np.integer) and 0 <= action < MAX_ACTIONS
     parts = [
         f"illegal action {action} ({action_name(int(action)) if is_id else 'not an action id'})"
     ]
@@ -85,7 +85,7 @@ def illegal_bits_message(
         parts.append(f"for player {player}")
     if phase is not None:
         parts.append(f"in phase {PHASE_NAMES[phase]}")
-    legal = [f"{a} ({action_name(a)})" for a in range(NUM_ACTIONS) if int(legal_bits) >> a & 1]
+    legal = [f"{a} ({action_name(a)})" for a in range(MAX_ACTIONS) if int(legal_bits) >> a & 1]
     return f"{' '.join(parts)}; legal actions: {', '.join(legal)}"
 
 
@@ -138,21 +138,26 @@ def update_legal(state: State, games: np.ndarray) -> None:
 
 
 def _select_table(width: int) -> np.ndarray:
-    """[word * width + k] -> the k-th set bit of every ``width``-bit word."""
+    """[word * width + k] -> the k-th set bit of every ``width``-bit word (int8)."""
     words = np.arange(1 << width, dtype=np.uint32)
     bits = (words[:, None] >> np.arange(width, dtype=np.uint32)[None, :]) & 1
-    select = np.zeros((1 << width, width), dtype=np.intp)
+    select = np.zeros((1 << width, width), dtype=np.int8)
     rank = np.cumsum(bits, axis=1) - 1
     word_index, position = np.nonzero(bits)
     select[word_index, rank[word_index, position]] = position
     return select.reshape(-1)
 
 
-# Actions are 42 bits: three 14-bit words; a table gives the k-th set bit of any word.
+# Actions are 42 bits (43 with the last-card call): three 14-bit chunks, the popcounts of
+# the lower two say which chunk holds the k-th legal action. A table gives the k-th set bit
+# of a 15-bit word: the word read at a chunk's start has its k-th set bit inside the chunk
+# (k is below the chunk's count), and the top chunk's word holds bits 28..42.
 _CHUNK = 14
 _CHUNK_MASK = np.uint64((1 << _CHUNK) - 1)
 _TWO_CHUNKS_MASK = np.uint64((1 << (2 * _CHUNK)) - 1)
-_CHUNK_SELECT = _select_table(_CHUNK)
+_WORD = _CHUNK + 1
+_WORD_MASK = np.uint64((1 << _WORD) - 1)
+_WORD_SELECT = _select_table(_WORD)
 
 
 _FEW_GAMES = 4
@@ -166,10 +171,11 @@ def _kth_bit(mask: int, k: int) -> int:
 
 
 def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
-    """A uniformly random legal action per game, from 42-bit masks and uniforms in [0, 1).
+    """A uniformly random legal action per game, from action bit masks (42 or 43 bits) and
+    uniforms in [0, 1).
 
-    Picks the k-th legal action, k = floor(u * count): popcounts find the 14-bit word that
-    holds it and a table its bit in the word, with no (B, 42) array. Games with no legal
+    Picks the k-th legal action, k = floor(u * count): popcounts find the 14-bit chunk that
+    holds it and a table its bit in the chunk, with no (B, 42) array. Games with no legal
     action get 0.
     """
     bits = np.asarray(legal_bits, dtype=np.uint64)
@@ -187,6 +193,6 @@ def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     rank = (np.asarray(uniform) * total).astype(np.intp)
     in_middle, in_high = rank >= below_middle, rank >= below_high
     shift = (in_middle.astype(np.intp) + in_high) * _CHUNK
-    word = ((bits >> shift.astype(np.uint64)) & _CHUNK_MASK).astype(np.intp)
+    word = ((bits >> shift.astype(np.uint64)) & _WORD_MASK).astype(np.intp)
     rank -= np.where(in_high, below_high, np.where(in_middle, below_middle, 0))
-    return np.where(total > 0, _CHUNK_SELECT[word * _CHUNK + rank] + shift, 0).astype(np.int64)
+    return np.where(total > 0, _WORD_SELECT[word * _WORD + rank] + shift, 0).astype(np.int64)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import rng
-from ..cards import NO_CARD, NUM_CARDS, PHASE_COVER, PHASE_ORDER, PHASE_PLAY
+from ..cards import NO_CARD, NUM_CARDS, PHASE_CALL, PHASE_COVER, PHASE_ORDER, PHASE_PLAY
 from ..tables import CARD_BIT
 from .bits import U64_0, any_set, cells
 from .draws import draw_many
@@ -120,6 +120,10 @@ def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tra
     # The opening card takes effect exactly as if the dealer had played it (docs/rules.md §3).
     orders = tables.order_suit[opening]
     state.phase[games[orders]] = PHASE_ORDER
+    if tables.call:  # §12: the opening left the dealer one card: CALL (after any ORDER)
+        calling = ~orders & (np.bitwise_count(hands[at]) == 1)
+        state.phase[games[calling]] = PHASE_CALL
+        orders = orders | calling
     covers = ~orders & tables.cover[opening]
     state.phase[games[covers]] = PHASE_COVER
     rest = ~orders & ~covers

@@ -92,8 +92,9 @@ class State:
 
     @property
     def legal(self) -> np.ndarray:
-        """(B, 42) int8 legal-action mask of the player to act (all zero once over)."""
-        return unpack_actions(self.legal_bits)
+        """(B, A) int8 legal-action mask of the player to act (all zero once over); A is the
+        rule set's number of actions (42, or 43 with the last-card call)."""
+        return unpack_actions(self.legal_bits, self.tables.num_actions)
 
     @property
     def done(self) -> np.ndarray:
