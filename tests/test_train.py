@@ -248,6 +248,13 @@ def test_sb3_path_trains_and_its_zip_loads(tmp_path):
 # --- the shipped policies -------------------------------------------------------------------------
 
 
+def test_the_shipped_policies_are_there_and_small():
+    assert {"ppo-classic-2p", "ppo-classic-4p"} <= set(SHIPPED)
+    for path in SHIPPED.values():
+        assert path.stat().st_size <= 5 * 2**20
+        assert "training" not in torch.load(path, weights_only=True)
+
+
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_policies_play_legal_moves_in_the_aec_and_vector_envs(name):
     players = int(name.rsplit("-", 1)[1].rstrip("p"))
