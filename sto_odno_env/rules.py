@@ -25,64 +25,38 @@ from .cards import (
     NUM_CARDS,
     RANK_NAMES,
     SUIT_SYMBOLS,
-    CardParseError,
     card_name,
-    parse_card,
-    parse_rank,
     rank_of,
 )
-
-PRESET_DIR = Path(__file__).resolve().parent / "presets"
-PRESETS = ("classic", "yard", "nines", "encyclopedia", "ukrainian")
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
-
-OPENINGS = ("dealer_blind", "leader_plays")
-DRAW_RULES = ("one", "until_playable")
-AFTER_DRAW_RULES = ("drawn_card", "any_card")
-RESHUFFLES = ("shuffle", "flip")
-EMPTY_STOCK = ("skip", "steal")
-MATCH_ENDS = ("last_survivor", "first_loser")
-MULTIPLIER_SCOPES = ("round", "total")
-LEFTOVER_BONUSES = ("ordinary", "subtract", "single_adds")
-
-# The variant switches of docs/rules.md §12: optional keys, each off by default, so a rule set
-# (or a record) that leaves them out plays exactly as before. ``to_dict`` lists a switch
-# only where it differs from its default.
-SWITCH_DEFAULTS: dict[str, Any] = {
-    "holder_wins": (),
-    "multiplier_scope": "round",
-    "bonus_combo": False,
-    "leftover_bonus": "ordinary",
-    "last_card_call": False,
-    "call_penalty": 1,
-}
-
-
-class RulesError(ValueError):
-    """A rule set that does not fit the schema of docs/rules.md §11."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Effect:
-    """What a played card does (docs/rules.md §5)."""
-
-    draw: int = 0
-    skip: bool = False
-    cover: bool = False
-    order_suit: bool = False
-    wild: bool = False
-
-
-@dataclasses.dataclass(frozen=True)
-class Bonus:
-    """What finishing a round on a card is worth (docs/rules.md §7)."""
-
-    points: int = 0
-    multiplier: int = 1
-
-
-_EFFECT_FIELDS = {field.name: field.type for field in dataclasses.fields(Effect)}
-_BONUS_FIELDS = {field.name: field.type for field in dataclasses.fields(Bonus)}
+from .rule_values import (
+    AFTER_DRAW_RULES,
+    BONUS_FIELDS,
+    DRAW_RULES,
+    EFFECT_FIELDS,
+    EMPTY_STOCK,
+    LEFTOVER_BONUSES,
+    MATCH_ENDS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MULTIPLIER_SCOPES,
+    OPENINGS,
+    PRESET_DIR,
+    PRESETS,
+    RESHUFFLES,
+    SWITCH_DEFAULTS,
+    Bonus,
+    Effect,
+    RulesError,
+    canonical_key,
+    entry,
+    expect_bool,
+    expect_choice,
+    expect_int,
+    expect_mapping,
+    merge_keyed,
+    plain,
+    points_value,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -176,7 +150,7 @@ class Rules:
             merged = Rules.preset(base_name).to_dict()
             for key, value in data.items():
                 if key in ("effects", "finish_bonus", "points") and isinstance(value, Mapping):
-                    merged[key] = _merge_keyed(merged[key], value, key)
+                    merged[key] = merge_keyed(merged[key], value, key)
                 else:
                     merged[key] = value
             data = merged
@@ -186,7 +160,7 @@ class Rules:
         """A copy with some top-level keys changed, validated like :meth:`from_dict`."""
         merged = self.to_dict()
         for key, value in changes.items():
-            merged[key] = _plain(value)
+            merged[key] = plain(value)
         return Rules.from_dict(merged)
 
     # --- export -------------------------------------------------------------------------
@@ -288,95 +262,6 @@ _TOP_LEVEL = tuple(field.name for field in dataclasses.fields(Rules))
 _REQUIRED = tuple(key for key in _TOP_LEVEL if key not in SWITCH_DEFAULTS)
 
 
-def _plain(value: Any) -> Any:
-    """Rules objects' parts back to plain data, so replace() can take either."""
-    if isinstance(value, Effect | Bonus):
-        return dataclasses.asdict(value)
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, tuple):
-        return list(value)
-    return value
-
-
-def _merge_keyed(base: Mapping, override: Mapping, path: str) -> dict:
-    merged = dict(base)
-    for key, value in override.items():
-        canonical = _canonical_key(key, path, allow_cards=path != "points")
-        for existing in list(merged):
-            if _canonical_key(existing, path, allow_cards=path != "points") == canonical:
-                del merged[existing]
-        merged[canonical] = value
-    return merged
-
-
-def _canonical_key(key: Any, path: str, *, allow_cards: bool = True) -> str:
-    """``"K♠"``, ``"KS"`` or ``"ks"`` → ``"K♠"``; ``6`` or ``"6"`` → ``"6"``."""
-    if isinstance(key, bool):
-        raise RulesError(f"{path}: key {key!r} is not a rank or card")
-    try:
-        return RANK_NAMES[parse_rank(key)]
-    except CardParseError:
-        pass
-    if allow_cards and isinstance(key, str):  # an int is a rank or nothing, never a card id
-        try:
-            return card_name(parse_card(key))
-        except CardParseError:
-            pass
-    allowed = "a rank (" + ", ".join(RANK_NAMES) + ")"
-    if allow_cards:
-        allowed += " or a card such as K♠ or KS"
-    raise RulesError(f"{path}: unknown key {key!r}; allowed: {allowed}")
-
-
-def _expect_int(value: Any, path: str, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        allowed = "an integer" if minimum is None else f"an integer >= {minimum}"
-        raise RulesError(f"{path}: {value!r} is not an integer; allowed: {allowed}")
-    if minimum is not None and value < minimum:
-        raise RulesError(f"{path}: {value!r} is too small; allowed: an integer >= {minimum}")
-    return value
-
-
-def _expect_bool(value: Any, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise RulesError(f"{path}: {value!r} is not a boolean; allowed: true, false")
-    return value
-
-
-def _expect_choice(value: Any, path: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise RulesError(f"{path}: {value!r} is not allowed; allowed: {', '.join(allowed)}")
-    return value
-
-
-def _expect_mapping(value: Any, path: str) -> Mapping:
-    if not isinstance(value, Mapping):
-        raise RulesError(f"{path}: {value!r} is not a mapping")
-    return value
-
-
-def _entry(value: Any, path: str, fields: dict[str, Any], cls: type) -> Any:
-    value = {} if value is None else _expect_mapping(value, path)
-    unknown = sorted(set(map(str, value)) - set(fields))
-    if unknown:
-        raise RulesError(f"{path}: unknown key {unknown[0]!r}; allowed: {', '.join(fields)}")
-    kwargs = {}
-    for name, kind in fields.items():
-        if name not in value:
-            continue
-        item_path = f"{path}.{name}"
-        if kind in ("bool", bool):
-            kwargs[name] = _expect_bool(value[name], item_path)
-        elif name == "multiplier":
-            kwargs[name] = _expect_int(value[name], item_path, minimum=1)
-        elif name == "draw":
-            kwargs[name] = _expect_int(value[name], item_path, minimum=0)
-        else:
-            kwargs[name] = _expect_int(value[name], item_path)
-    return cls(**kwargs)
-
-
 def _validate(data: dict[str, Any]) -> dict[str, Any]:
     unknown = [key for key in data if key not in _TOP_LEVEL]
     if unknown:
@@ -407,14 +292,14 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
         )
     out["players"] = (low, high)
 
-    out["hand_size"] = _expect_int(data["hand_size"], "hand_size", minimum=1)
+    out["hand_size"] = expect_int(data["hand_size"], "hand_size", minimum=1)
     if out["hand_size"] * high > NUM_CARDS - 1:
         raise RulesError(
             f"hand_size: {out['hand_size']} cards for up to {high} players needs "
             f"{out['hand_size'] * high} cards; the deal must leave the stock at least one of "
             f"the {NUM_CARDS} cards (hand_size * players <= {NUM_CARDS - 1})"
         )
-    out["opening"] = _expect_choice(data["opening"], "opening", OPENINGS)
+    out["opening"] = expect_choice(data["opening"], "opening", OPENINGS)
     if out["opening"] == "dealer_blind" and out["hand_size"] < 2:
         raise RulesError(
             f"hand_size: {out['hand_size']} leaves the dealer no card under dealer_blind "
@@ -422,11 +307,11 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
         )
 
     effects = {}
-    for key, value in _expect_mapping(data["effects"], "effects").items():
-        canonical = _canonical_key(key, "effects")
+    for key, value in expect_mapping(data["effects"], "effects").items():
+        canonical = canonical_key(key, "effects")
         if canonical in effects:
             raise RulesError(f"effects: key {key!r} repeats {canonical!r}")
-        effect = _entry(value, f"effects.{canonical}", _EFFECT_FIELDS, Effect)
+        effect = entry(value, f"effects.{canonical}", EFFECT_FIELDS, Effect)
         if effect.cover and (effect.draw or effect.skip):
             raise RulesError(
                 f"effects.{canonical}: cover cannot be combined with draw or skip "
@@ -436,19 +321,19 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
         effects[canonical] = effect
     out["effects"] = MappingProxyType(effects)
 
-    out["draw_rule"] = _expect_choice(data["draw_rule"], "draw_rule", DRAW_RULES)
-    out["voluntary_draw"] = _expect_bool(data["voluntary_draw"], "voluntary_draw")
-    out["after_draw"] = _expect_choice(data["after_draw"], "after_draw", AFTER_DRAW_RULES)
-    out["reshuffle"] = _expect_choice(data["reshuffle"], "reshuffle", RESHUFFLES)
-    out["empty_stock"] = _expect_choice(data["empty_stock"], "empty_stock", EMPTY_STOCK)
+    out["draw_rule"] = expect_choice(data["draw_rule"], "draw_rule", DRAW_RULES)
+    out["voluntary_draw"] = expect_bool(data["voluntary_draw"], "voluntary_draw")
+    out["after_draw"] = expect_choice(data["after_draw"], "after_draw", AFTER_DRAW_RULES)
+    out["reshuffle"] = expect_choice(data["reshuffle"], "reshuffle", RESHUFFLES)
+    out["empty_stock"] = expect_choice(data["empty_stock"], "empty_stock", EMPTY_STOCK)
     for key in ("stacking", "last_card_effects", "cover_can_finish"):
-        out[key] = _expect_bool(data[key], key)
+        out[key] = expect_bool(data[key], key)
 
-    points_in = _expect_mapping(data["points"], "points")
+    points_in = expect_mapping(data["points"], "points")
     points = {}
     for key, value in points_in.items():
-        canonical = _canonical_key(key, "points", allow_cards=False)
-        points[canonical] = _points_value(value, f"points.{canonical}")
+        canonical = canonical_key(key, "points", allow_cards=False)
+        points[canonical] = points_value(value, f"points.{canonical}")
     absent = [rank for rank in RANK_NAMES if rank not in points]
     if absent:
         raise RulesError(
@@ -458,42 +343,19 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     out["points"] = MappingProxyType({rank: points[rank] for rank in RANK_NAMES})
 
     bonuses = {}
-    for key, value in _expect_mapping(data["finish_bonus"], "finish_bonus").items():
-        canonical = _canonical_key(key, "finish_bonus")
+    for key, value in expect_mapping(data["finish_bonus"], "finish_bonus").items():
+        canonical = canonical_key(key, "finish_bonus")
         if canonical in bonuses:
             raise RulesError(f"finish_bonus: key {key!r} repeats {canonical!r}")
-        bonuses[canonical] = _entry(value, f"finish_bonus.{canonical}", _BONUS_FIELDS, Bonus)
+        bonuses[canonical] = entry(value, f"finish_bonus.{canonical}", BONUS_FIELDS, Bonus)
     out["finish_bonus"] = MappingProxyType(bonuses)
 
-    out["target"] = _expect_int(data["target"], "target", minimum=1)
-    out["reset_at_target"] = _expect_bool(data["reset_at_target"], "reset_at_target")
-    out["match_end"] = _expect_choice(data["match_end"], "match_end", MATCH_ENDS)
-    out["max_turns"] = _expect_int(data["max_turns"], "max_turns", minimum=1)
+    out["target"] = expect_int(data["target"], "target", minimum=1)
+    out["reset_at_target"] = expect_bool(data["reset_at_target"], "reset_at_target")
+    out["match_end"] = expect_choice(data["match_end"], "match_end", MATCH_ENDS)
+    out["max_turns"] = expect_int(data["max_turns"], "max_turns", minimum=1)
     _validate_switches(data, out)
     return out
-
-
-def _points_value(value: Any, path: str) -> int | tuple[int, int]:
-    """An integer, or a pair ``[low, high]`` of integers with low <= high (§12)."""
-    if isinstance(value, list | tuple):
-        if len(value) != 2 or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
-            raise RulesError(
-                f"{path}: {list(value)!r} is not allowed; allowed: an integer or a pair "
-                "[low, high] of integers (e.g. [1, 11])"
-            )
-        low, high = value
-        if low > high:
-            raise RulesError(
-                f"{path}: {list(value)!r} has low > high; allowed: a pair [low, high] with "
-                "low <= high"
-            )
-        return (low, high) if low != high else low
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(
-            f"{path}: {value!r} is not an integer; allowed: an integer or a pair "
-            "[low, high] of integers"
-        )
-    return value
 
 
 def _validate_switches(data: dict[str, Any], out: dict[str, Any]) -> None:
@@ -505,21 +367,21 @@ def _validate_switches(data: dict[str, Any], out: dict[str, Any]) -> None:
         )
     holders: list[str] = []
     for key in value:
-        canonical = _canonical_key(key, "holder_wins")
+        canonical = canonical_key(key, "holder_wins")
         if canonical in holders:
             raise RulesError(f"holder_wins: {key!r} repeats {canonical!r}")
         holders.append(canonical)
     out["holder_wins"] = tuple(holders)
-    out["multiplier_scope"] = _expect_choice(
+    out["multiplier_scope"] = expect_choice(
         data.get("multiplier_scope", "round"), "multiplier_scope", MULTIPLIER_SCOPES
     )
-    out["bonus_combo"] = _expect_bool(data.get("bonus_combo", False), "bonus_combo")
-    out["leftover_bonus"] = _expect_choice(
+    out["bonus_combo"] = expect_bool(data.get("bonus_combo", False), "bonus_combo")
+    out["leftover_bonus"] = expect_choice(
         data.get("leftover_bonus", "ordinary"), "leftover_bonus", LEFTOVER_BONUSES
     )
-    out["last_card_call"] = _expect_bool(data.get("last_card_call", False), "last_card_call")
+    out["last_card_call"] = expect_bool(data.get("last_card_call", False), "last_card_call")
     # Kept (and recorded when not 1) also with the call off, where it has no effect.
-    out["call_penalty"] = _expect_int(data.get("call_penalty", 1), "call_penalty", minimum=1)
+    out["call_penalty"] = expect_int(data.get("call_penalty", 1), "call_penalty", minimum=1)
 
 
 def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
@@ -536,9 +398,9 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
         if not isinstance(node, dict):
             raise RulesError(f"--set {dotted!r}: {'.'.join(parts[:depth])} is not a mapping")
         if depth == 1 and parts[0] in ("effects", "finish_bonus", "points"):
-            canonical = _canonical_key(part, parts[0])
+            canonical = canonical_key(part, parts[0])
             for existing in list(node):
-                if _canonical_key(existing, parts[0]) == canonical:
+                if canonical_key(existing, parts[0]) == canonical:
                     node[canonical] = node.pop(existing)
             part = canonical
             node.setdefault(part, {})
@@ -551,9 +413,9 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
         raise RulesError(f"--set {dotted!r}: {'.'.join(parts[:-1])} is not a mapping")
     last = parts[-1]
     if len(parts) == 2 and parts[0] in ("effects", "finish_bonus", "points"):
-        canonical = _canonical_key(last, parts[0])
+        canonical = canonical_key(last, parts[0])
         for existing in list(node):
-            if _canonical_key(existing, parts[0]) == canonical:
+            if canonical_key(existing, parts[0]) == canonical:
                 del node[existing]
         last = canonical
     node[last] = value
