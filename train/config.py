@@ -149,6 +149,23 @@ def _parse_value(text: str) -> Any:
     return value
 
 
+def flag_values(args: Any, flags: Mapping[str, tuple[str, type, str]]) -> dict[str, Any]:
+    """The config values given as command-line ``flags`` (flag -> (key, type, help)), typed;
+    a value of the wrong type raises :class:`ConfigError`."""
+    values = {}
+    for flag, (key, kind, _) in flags.items():
+        text = getattr(args, flag[2:].replace("-", "_"))
+        if text is None:
+            continue
+        try:
+            values[key] = kind(text)
+        except ValueError:
+            raise ConfigError(
+                f"{flag}={text!r} is not allowed; allowed: a {kind.__name__}"
+            ) from None
+    return values
+
+
 def load_config(
     path: str | Path | None = None,
     flags: Mapping[str, Any] | None = None,

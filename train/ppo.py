@@ -52,7 +52,7 @@ from sto_odno_env.cards import NUM_ACTIONS
 from sto_odno_env.learner import LearnerGames
 from sto_odno_env.observation import OBS_SIZE
 from sto_odno_env.rules import Rules, RulesError, load_rules
-from train.config import ConfigError, load_config
+from train.config import ConfigError, flag_values, load_config
 from train.evaluation import Evaluation, evaluate
 from train.imitation import bot_decisions, imitate
 from train.league import League
@@ -434,26 +434,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_intermixed_args(argv)
 
 
-def flag_values(args: argparse.Namespace) -> dict[str, Any]:
-    """The config values given as flags (typed; a bad one raises ConfigError)."""
-    values = {}
-    for flag, (key, kind, _) in FLAGS.items():
-        text = getattr(args, flag[2:].replace("-", "_"))
-        if text is None:
-            continue
-        try:
-            values[key] = kind(text)
-        except ValueError:
-            raise ConfigError(
-                f"{flag}={text!r} is not allowed; allowed: a {kind.__name__}"
-            ) from None
-    return values
-
-
 def prepare(argv: list[str] | None) -> tuple[Trainer, argparse.Namespace]:
     """Parse and check everything, then build the trainer (resumed if asked)."""
     args = parse_args(argv)
-    config = load_config(args.config, flag_values(args), args.overrides)
+    config = load_config(args.config, flag_values(args, FLAGS), args.overrides)
     rules = load_rules(config["rules"])
     rules.check_players(config["players"])
     load_agent(config["eval_opponent"], rules, config["players"])  # a bad name fails now

@@ -70,7 +70,7 @@ from sto_odno_env.cards import NUM_ACTIONS
 from sto_odno_env.gym_env import StoOdnoVectorEnv
 from sto_odno_env.observation import OBS_SIZE
 from sto_odno_env.rules import Rules, RulesError, load_rules
-from train.config import ConfigError, load_config
+from train.config import ConfigError, flag_values, load_config
 from train.masked import make_networks, masked_logits
 
 REPO = Path(__file__).resolve().parent.parent
@@ -667,21 +667,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def flag_values(args: argparse.Namespace) -> dict[str, Any]:
-    values = {}
-    for flag, (key, kind, _) in FLAGS.items():
-        text = getattr(args, flag[2:].replace("-", "_"))
-        if text is None:
-            continue
-        try:
-            values[key] = kind(text)
-        except ValueError:
-            raise ConfigError(
-                f"{flag}={text!r} is not allowed; allowed: a {kind.__name__}"
-            ) from None
-    return values
-
-
 def measure(trainer: RLlibTrainer, seconds: float) -> dict[str, Any]:
     """Every runner samples for ``seconds`` at once: their learner decisions per second."""
     results = [
@@ -792,7 +777,7 @@ def main(argv: list[str] | None = None) -> int:
             export_policy(*args.export)
             print(f"wrote {args.export[1]}")
             return 0
-        config = load_config(args.config, flag_values(args), args.overrides)
+        config = load_config(args.config, flag_values(args, FLAGS), args.overrides)
         rules = load_rules(config["rules"])
         rules.check_players(config["players"])
         load_agent(config["eval_opponent"], rules, config["players"])  # a bad name fails now

@@ -27,9 +27,9 @@ from agents.checkpoint import SB3PolicyAgent
 from agents.registry import AgentError
 from agents.registry import load as load_agent
 from sto_odno_env.rules import RulesError, load_rules
-from train.config import ConfigError, load_config
+from train.config import ConfigError, flag_values, load_config
 from train.evaluation import evaluate
-from train.ppo import FLAGS, flag_values, write_evaluations
+from train.ppo import FLAGS, write_evaluations
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -49,7 +49,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        config = load_config(args.config, flag_values(args), args.overrides)
+        config = load_config(args.config, flag_values(args, FLAGS), args.overrides)
         rules = load_rules(config["rules"])
         rules.check_players(config["players"])
         opponent = load_agent(args.opponents, rules, config["players"], seed=config["seed"])
