@@ -28,6 +28,20 @@ class Evaluation:
     mean_reward: float
     players: int
 
+    def row(self, update: int, step: int, minutes: float) -> dict:
+        """One line of a run's ``evaluations.csv``: when it was taken, and the result."""
+        return {
+            "update": update,
+            "step": step,
+            "minutes": round(minutes, 3),
+            "opponent": self.opponent,
+            "matches": self.matches,
+            "rate": round(self.rate, 4),
+            "low": round(self.low, 4),
+            "high": round(self.high, 4),
+            "mean_reward": round(self.mean_reward, 4),
+        }
+
     def describe(self) -> str:
         """One line: the rate, its interval and the number of matches."""
         what = "win rate" if self.players == 2 else "first place"

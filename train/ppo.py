@@ -292,18 +292,7 @@ class Trainer:
             config["eval_matches"],
             seed=config["seed"] + 100_003,
         )
-        row = {
-            "update": self.update,
-            "step": self.global_step,
-            "minutes": round(self.elapsed / 60, 3),
-            "opponent": result.opponent,
-            "matches": result.matches,
-            "rate": round(result.rate, 4),
-            "low": round(result.low, 4),
-            "high": round(result.high, 4),
-            "mean_reward": round(result.mean_reward, 4),
-        }
-        self.evaluations.append(row)
+        self.evaluations.append(result.row(self.update, self.global_step, self.elapsed / 60))
         return result
 
     # --- checkpoints ----------------------------------------------------------------------

@@ -110,19 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             config["eval_matches"],
             seed=config["seed"] + 100_003,
         )
-        rows.append(
-            {
-                "update": len(rows),
-                "step": steps,
-                "minutes": round(training_seconds / 60, 3),
-                "opponent": result.opponent,
-                "matches": result.matches,
-                "rate": round(result.rate, 4),
-                "low": round(result.low, 4),
-                "high": round(result.high, 4),
-                "mean_reward": round(result.mean_reward, 4),
-            }
-        )
+        rows.append(result.row(len(rows), steps, training_seconds / 60))
         write_evaluations(out / "evaluations.csv", rows)
         return result.describe()
 
