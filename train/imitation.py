@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.registry import load as load_agent
 from sto_odno_env import engine
 from sto_odno_env.cards import NUM_ACTIONS
 from sto_odno_env.observation import OBS_SIZE, observe
@@ -127,3 +128,25 @@ def imitate(
             batches += 1
         stats = {key: value / batches for key, value in totals.items()}
     return stats
+
+
+def warm_start(
+    config: dict[str, Any],
+    rules: Rules,
+    players: int,
+    actor: nn.Module,
+    critic: nn.Module,
+    generator: torch.Generator,
+    device: torch.device,
+) -> dict[str, float]:
+    """The warm start of a training config: collect the ``warm_start`` bot's decisions and
+    fit ``actor`` and ``critic`` to them (see the module docstring)."""
+    teacher = load_agent(config["warm_start"], rules, players, seed=config["seed"])
+    data = bot_decisions(
+        teacher, rules, players, config["num_envs"], config["warm_start_decisions"],
+        config["seed"] + 7, config["gamma"],
+    )  # fmt: skip
+    return imitate(
+        actor, critic, data, config["warm_start_epochs"], config["minibatch_size"],
+        config["learning_rate"], generator, device,
+    )  # fmt: skip

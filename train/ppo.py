@@ -54,7 +54,7 @@ from sto_odno_env.observation import OBS_SIZE
 from sto_odno_env.rules import Rules, RulesError, load_rules
 from train.config import ConfigError, flag_values, load_config
 from train.evaluation import Evaluation, evaluate
-from train.imitation import bot_decisions, imitate
+from train.imitation import warm_start
 from train.league import League
 from train.masked import entropy, log_probs, make_networks, sample
 
@@ -255,16 +255,10 @@ class Trainer:
 
     def warm_start(self) -> dict[str, float]:
         """Imitate the ``warm_start`` bot before the first update (:mod:`train.imitation`)."""
-        config = self.config
-        teacher = load_agent(config["warm_start"], self.rules, self.players, seed=config["seed"])
         started = time.perf_counter()
-        data = bot_decisions(
-            teacher, self.rules, self.players, config["num_envs"],
-            config["warm_start_decisions"], config["seed"] + 7, config["gamma"],
-        )  # fmt: skip
-        stats = imitate(
-            self.actor, self.critic, data, config["warm_start_epochs"],
-            config["minibatch_size"], config["learning_rate"], self.generator, self.device,
+        stats = warm_start(
+            self.config, self.rules, self.players, self.actor, self.critic, self.generator,
+            self.device,
         )  # fmt: skip
         self.elapsed += time.perf_counter() - started
         self.warm_started = True

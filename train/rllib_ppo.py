@@ -459,21 +459,15 @@ class RLlibTrainer:
     def warm_start(self) -> dict[str, float]:
         """``train/ppo.py``'s warm start (imitation of the ``warm_start`` bot), on the driver;
         the weights then go to the learner and the runners."""
-        from train.imitation import bot_decisions, imitate
+        from train.imitation import warm_start
 
         config = self.config
         started = time.perf_counter()
         actor, critic = make_networks(OBS_SIZE, config["hidden"], NUM_ACTIONS)
         generator = torch.Generator().manual_seed(config["seed"])
-        teacher = load_agent(config["warm_start"], self.rules, self.players, seed=config["seed"])
-        data = bot_decisions(
-            teacher, self.rules, self.players, config["num_envs"],
-            config["warm_start_decisions"], config["seed"] + 7, config["gamma"],
-        )  # fmt: skip
-        stats = imitate(
-            actor, critic, data, config["warm_start_epochs"], config["minibatch_size"],
-            config["learning_rate"], generator, torch.device("cpu"),
-        )  # fmt: skip
+        stats = warm_start(
+            config, self.rules, self.players, actor, critic, generator, torch.device("cpu")
+        )
         self.set_module_state(actor, critic)
         self.push_league()
         self.elapsed += time.perf_counter() - started
