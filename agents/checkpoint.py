@@ -24,7 +24,7 @@ import numpy as np
 
 from sto_odno_env import __version__ as PACKAGE_VERSION
 from sto_odno_env.cards import NUM_ACTIONS
-from sto_odno_env.observation import OBS_SIZE, OBSERVATION_VERSION
+from sto_odno_env.observation import OBS_SIZE, OBSERVATION_VERSION, obs_size
 from sto_odno_env.policy import BasePolicy
 from sto_odno_env.rules import Rules, RulesError, load_rules
 
@@ -62,19 +62,30 @@ def build_network(obs_size: int, hidden: list[int], num_actions: int):
 def policy_record(
     network, hidden: list[int], rules: dict | None = None, players: list[int] | None = None
 ) -> dict[str, Any]:
-    """The plain-data entries of a policy file (weights copied to the CPU)."""
+    """The plain-data entries of a policy file (weights copied to the CPU); the network's
+    sizes are those of ``rules`` (the classic sizes when no rules are given)."""
+    obs_width, num_actions = network_sizes(rules)
     return {
         "format": FORMAT,
         "version": VERSION,
-        "obs_size": OBS_SIZE,
+        "obs_size": obs_width,
         "hidden": list(hidden),
-        "num_actions": NUM_ACTIONS,
+        "num_actions": num_actions,
         "state_dict": {k: v.detach().cpu().clone() for k, v in network.state_dict().items()},
         "rules": rules,
         "players": list(players) if players is not None else None,
         "observation_version": OBSERVATION_VERSION,
         "package_version": PACKAGE_VERSION,
     }
+
+
+def network_sizes(rules: Rules | dict | str | None) -> tuple[int, int]:
+    """(observation size, number of actions) of a rule set's policy network; a rule set
+    with ``last_card_call`` has one more of each, and the sizes follow the deck."""
+    if rules is None:
+        return OBS_SIZE, NUM_ACTIONS
+    rule_set = load_rules(rules)
+    return obs_size(rule_set), rule_set.num_actions
 
 
 def write_atomic(path: str | Path, data: dict[str, Any]) -> None:
@@ -121,10 +132,15 @@ def read(path: str | Path) -> dict[str, Any]:
             f"checkpoint {str(path)!r} has version {data.get('version')!r}; allowed: "
             f"{', '.join(map(str, READABLE_VERSIONS))}"
         )
-    if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
+    try:
+        expected = network_sizes(data.get("rules"))
+    except RulesError as error:
+        raise CheckpointError(f"checkpoint {str(path)!r} holds bad rules: {error}") from None
+    if (data.get("obs_size"), data.get("num_actions")) != expected:
         raise CheckpointError(
             f"checkpoint {str(path)!r} was trained for observations of {data.get('obs_size')} "
-            f"and {data.get('num_actions')} actions; this env has {OBS_SIZE} and {NUM_ACTIONS}"
+            f"and {data.get('num_actions')} actions; its rules' env has {expected[0]} and "
+            f"{expected[1]}"
         )
     observation_version = data.get("observation_version", 1)
     if observation_version != OBSERVATION_VERSION:
@@ -220,7 +236,7 @@ def load(
         return _load_sb3(path)
     data = read(path)
     check_fits(data, path, load_rules(rules) if rules is not None else None, players)
-    network = build_network(OBS_SIZE, list(data.get("hidden", [])), NUM_ACTIONS)
+    network = build_network(data["obs_size"], list(data.get("hidden", [])), data["num_actions"])
     try:
         network.load_state_dict(data["state_dict"])
     except (KeyError, RuntimeError) as error:

@@ -116,6 +116,59 @@ def test_a_run_never_sends_an_illegal_action():
     assert trainer.global_step == 3 * 16 * 8
 
 
+def test_self_play_games_train_every_seat_and_resume_exactly(tmp_path):
+    extra = ("self_play_games=8", "league.current=0")
+    straight = tiny_run(tmp_path / "straight", 24 * 8 * 3, *extra)
+    assert straight.global_step == 24 * 8 * 3  # 16 league games + 8 self-play games
+    tiny_run(tmp_path / "split", 24 * 8 * 2, *extra)
+    resumed = tiny_run(
+        tmp_path / "split", 24 * 8 * 3, *extra, resume=tmp_path / "split" / "checkpoint.pt"
+    )
+    for name, weight in straight.actor.state_dict().items():
+        assert torch.equal(weight, resumed.actor.state_dict()[name]), name
+    assert np.array_equal(straight.self_play.pending, resumed.self_play.pending)
+    assert torch.equal(straight.self_play.carry["obs"], resumed.self_play.carry["obs"])
+
+
+def test_self_play_rows_are_the_acting_seats_legal_decisions_with_their_own_results():
+    # Match rewards, gamma = lambda = 1 and a critic that says 0 everywhere: a row's return
+    # is its seat's match result (+1 winner, -1 loser) once the match is over, else 0.
+    from sto_odno_env.observation import LAYOUT
+    from train.selfplay import SelfPlayGames
+
+    games = SelfPlayGames(Rules.preset("classic"), 2, 32, seed=3, reward="match")
+    actor, critic = make_networks(games.obs_size, [8], games.num_actions)
+    for parameter in critic.parameters():
+        torch.nn.init.zeros_(parameter)
+    generator = torch.Generator().manual_seed(0)
+    results = []
+    for _ in range(4):
+        rows = games.collect(actor, critic, 64, generator, torch.device("cpu"), 1.0, 1.0)
+        legal = rows["masks"].gather(1, rows["actions"][:, None]).squeeze(1)
+        assert bool(legal.all())
+        assert bool((rows["obs"][:, LAYOUT["to_act"].start] == 1).all())  # its own move
+        results.append(rows["returns"].numpy())
+    returns = np.concatenate(results)
+    assert set(np.unique(returns)) == {-1.0, 0.0, 1.0}
+
+
+def test_self_play_gae_follows_each_seats_own_chain():
+    from train.selfplay import SelfPlayGames
+
+    # Rows 0-1: step 0 of two games; rows 2-3: step 1. Game 0: seat A moves at rows 0 and 2
+    # (row 2 ends its match, reward 1); game 1: row 1 is open (no successor), row 3 too.
+    values = np.array([0.5, 0.2, 0.4, 0.1], dtype=np.float32)
+    reward = np.array([0.0, 0.0, 1.0, 0.0], dtype=np.float32)
+    ended = np.array([False, False, True, False])
+    successor = np.array([2, -1, -1, -1])
+    gamma, lam = 0.9, 0.5
+    advantages = SelfPlayGames._gae(values, reward, ended, successor, gamma, lam, 0, 2)
+    last = 1.0 - 0.4
+    assert advantages[2] == pytest.approx(last)
+    assert advantages[0] == pytest.approx(0.0 + gamma * 0.4 - 0.5 + gamma * lam * last)
+    assert advantages[1] == advantages[3] == 0.0  # open: trained in the next rollout
+
+
 # --- config errors --------------------------------------------------------------------------------
 
 

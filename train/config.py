@@ -75,6 +75,7 @@ SCHEMA: dict[str, Key] = {
     "target_kl": Key(NUMBER, _non_negative, "a number >= 0 (0: no early stop)"),
     "reward": Key(str, lambda v: v in ("match", "round"), "match or round"),
     "hidden": Key(list, _widths, "a list of positive integers, e.g. [256, 256]"),
+    "self_play_games": Key(int, _non_negative, "an integer >= 0 (0: none)"),
     "league.current": Key(NUMBER, _non_negative, "a weight >= 0"),
     "league.snapshots": Key(NUMBER, _non_negative, "a weight >= 0"),
     **{f"league.{bot}": Key(NUMBER, _non_negative, "a weight >= 0") for bot in BOTS},

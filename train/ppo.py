@@ -48,15 +48,15 @@ from agents.checkpoint import (
 from agents.registry import AgentError
 from agents.registry import load as load_agent
 from sto_odno_env import engine
-from sto_odno_env.cards import NUM_ACTIONS
 from sto_odno_env.learner import LearnerGames
-from sto_odno_env.observation import OBS_SIZE
+from sto_odno_env.observation import obs_size
 from sto_odno_env.rules import Rules, RulesError, load_rules
 from train.config import ConfigError, flag_values, load_config
 from train.evaluation import Evaluation, evaluate
 from train.imitation import warm_start
 from train.league import League
 from train.masked import entropy, log_probs, make_networks, sample
+from train.selfplay import SelfPlayGames
 
 FLAGS = {  # flag -> (config key, type, help)
     "--rules": ("rules", str, "rules preset or YAML file"),
@@ -83,7 +83,8 @@ class Trainer:
         seed = config["seed"]
         torch.manual_seed(seed)
         self.generator = torch.Generator(device=self.device).manual_seed(seed)
-        self.actor, self.critic = make_networks(OBS_SIZE, config["hidden"], NUM_ACTIONS)
+        self.obs_size, self.num_actions = obs_size(rules), rules.num_actions
+        self.actor, self.critic = make_networks(self.obs_size, config["hidden"], self.num_actions)
         self.actor.to(self.device)
         self.critic.to(self.device)
         self.optimizer = torch.optim.Adam(
@@ -109,6 +110,11 @@ class Trainer:
             illegal_action="raise",
         )
         self.observations = self.games.reset(seed=seed)
+        self.self_play = (
+            SelfPlayGames(rules, self.players, config["self_play_games"], seed, config["reward"])
+            if config["self_play_games"]
+            else None
+        )
         self.update = 0
         self.global_step = 0
         self.episodes = 0
@@ -121,13 +127,20 @@ class Trainer:
 
     # --- collecting and learning ----------------------------------------------------------
 
+    @property
+    def decisions_per_update(self) -> int:
+        """Decisions one update trains on: the learner's in the league games, and every
+        seat's in the self-play games."""
+        games = self.config["num_envs"] + self.config["self_play_games"]
+        return self.config["rollout_steps"] * games
+
     def collect(self) -> dict[str, torch.Tensor]:
         """``rollout_steps`` learner decisions in every game, with the data PPO needs."""
         steps, batch = self.config["rollout_steps"], self.config["num_envs"]
         shape = (steps, batch)
         buffer = {
-            "obs": torch.zeros((*shape, OBS_SIZE)),
-            "masks": torch.zeros((*shape, NUM_ACTIONS), dtype=torch.bool),
+            "obs": torch.zeros((*shape, self.obs_size)),
+            "masks": torch.zeros((*shape, self.num_actions), dtype=torch.bool),
             "actions": torch.zeros(shape, dtype=torch.long),
             "logp": torch.zeros(shape),
             "values": torch.zeros(shape),
@@ -137,7 +150,7 @@ class Trainer:
         starts = np.zeros(batch, dtype=np.float32)
         for step in range(steps):
             observations = torch.from_numpy(self.observations)
-            masks = torch.from_numpy(engine.unpack_actions(self.games.legal_bits)) != 0
+            masks = torch.from_numpy(self.games.masks()) != 0
             with torch.no_grad():
                 obs_device = observations.to(self.device)
                 legal = masks.to(self.device)
@@ -158,6 +171,13 @@ class Trainer:
             self.observations = result["observation"]
         self.next_starts = torch.from_numpy(starts)
         self.global_step += steps * batch
+        if self.self_play is not None:
+            config = self.config
+            buffer["self_play"] = self.self_play.collect(
+                self.actor, self.critic, steps, self.generator, self.device,
+                config["gamma"], config["gae_lambda"],
+            )  # fmt: skip
+            self.global_step += steps * self.self_play.batch
         return buffer
 
     def _count_results(self, opponents: np.ndarray, ended: np.ndarray, reward: np.ndarray):
@@ -195,10 +215,14 @@ class Trainer:
     def learn(self, buffer: dict[str, torch.Tensor]) -> dict[str, float]:
         """The PPO update over the collected data; returns its statistics."""
         config = self.config
+        buffer = dict(buffer)
+        self_play = buffer.pop("self_play", None)
         advantages, returns = self.advantages(buffer)
         flat = {key: value.reshape(-1, *value.shape[2:]) for key, value in buffer.items()}
         flat["advantages"] = advantages.reshape(-1)
         flat["returns"] = returns.reshape(-1)
+        if self_play is not None:  # every seat's decisions of the self-play games
+            flat = {key: torch.cat([flat[key], self_play[key]]) for key in self_play}
         flat = {key: value.to(self.device) for key, value in flat.items()}
         size = flat["actions"].shape[0]
         minibatch = min(config["minibatch_size"], size)
@@ -268,7 +292,7 @@ class Trainer:
 
     def policy_agent(self) -> TorchPolicyAgent:
         """The current policy as a greedy agent (a CPU copy, independent of training)."""
-        actor, _ = make_networks(OBS_SIZE, self.config["hidden"], NUM_ACTIONS)
+        actor, _ = make_networks(self.obs_size, self.config["hidden"], self.num_actions)
         actor.load_state_dict({k: v.cpu() for k, v in self.actor.state_dict().items()})
         return TorchPolicyAgent(actor)
 
@@ -307,6 +331,7 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(),
             "league": self.league.get_state(),
             "games": {name: _bytes_tensor(array) for name, array in games.items()},
+            "self_play": self._self_play_state(),
             "generator": self.generator.get_state(),
             "counters": {
                 "update": self.update,
@@ -322,6 +347,15 @@ class Trainer:
         }
         return data
 
+    def _self_play_state(self) -> dict[str, Any] | None:
+        if self.self_play is None:
+            return None
+        saved = self.self_play.get_state()
+        return {
+            "arrays": {name: _bytes_tensor(array) for name, array in saved["arrays"].items()},
+            "carry": saved["carry"],
+        }
+
     def restore(self, data: dict[str, Any], path: Path) -> None:
         """Continue the run saved in ``data`` (read from ``path``)."""
         training = data.get("training")
@@ -331,7 +365,8 @@ class Trainer:
                 "--resume needs a checkpoint.pt written by train/ppo.py"
             )
         saved = json.loads(training["config"])
-        for key in ("hidden", "num_envs", "players"):
+        saved.setdefault("self_play_games", 0)  # runs from before the key
+        for key in ("hidden", "num_envs", "players", "self_play_games"):
             if saved[key] != self.config[key]:
                 raise CheckpointError(
                     f"checkpoint {str(path)!r} was trained with {key}={saved[key]!r}; "
@@ -347,6 +382,14 @@ class Trainer:
             self.league.set_state(training["league"])
             games = {name: _array(value) for name, value in training["games"].items()}
             self.games.set_state(games)
+            if self.self_play is not None:
+                saved_play = training["self_play"]
+                self.self_play.set_state(
+                    {
+                        "arrays": {k: _array(v) for k, v in saved_play["arrays"].items()},
+                        "carry": saved_play["carry"],
+                    }
+                )
             self.generator.set_state(training["generator"])
         except (KeyError, RuntimeError, ValueError) as error:
             raise CheckpointError(
@@ -491,10 +534,11 @@ def run(trainer: Trainer, args: argparse.Namespace) -> dict[str, Any]:
             now = time.perf_counter()
             trainer.elapsed += now - started
             boundary = trainer.capture()
-            stats["steps_per_second"] = buffer["actions"].numel() / (now - started)
-            stats["collect_steps_per_second"] = buffer["actions"].numel() / (collected - started)
+            decisions = trainer.decisions_per_update
+            stats["steps_per_second"] = decisions / (now - started)
+            stats["collect_steps_per_second"] = decisions / (collected - started)
             _log_update(trainer, writer, stats)
-            bar.update(buffer["actions"].numel())
+            bar.update(decisions)
             bar.set_postfix_str(_postfix(trainer, stats, latest))
             if (
                 config["eval_every_minutes"]
