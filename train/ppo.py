@@ -47,7 +47,6 @@ from agents.checkpoint import (
 )
 from agents.registry import AgentError
 from agents.registry import load as load_agent
-from sto_odno_env import engine
 from sto_odno_env.learner import LearnerGames
 from sto_odno_env.observation import obs_size
 from sto_odno_env.rules import Rules, RulesError, load_rules

@@ -66,7 +66,7 @@ class SelfPlayGames:
         """Play ``steps`` decisions in every game; return the rows that can train now (flat:
         obs, masks, actions, logp, values, advantages, returns), including the rows carried
         from the last rollout whose successors are now known."""
-        state, B, P = self.state, self.batch, self.players
+        state, B = self.state, self.batch
         carried = int(self.carry["actions"].shape[0])
         total = carried + steps * B
         rows = self._empty_rows(total)
