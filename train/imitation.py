@@ -22,8 +22,7 @@ from torch import nn
 
 from agents.registry import load as load_agent
 from sto_odno_env import engine
-from sto_odno_env.cards import NUM_ACTIONS
-from sto_odno_env.observation import OBS_SIZE, observe
+from sto_odno_env.observation import obs_size, observe
 from sto_odno_env.rules import Rules
 
 from .masked import entropy, log_probs
@@ -36,8 +35,8 @@ def bot_decisions(
     (``returns`` is NaN where the match had not ended when collection stopped)."""
     steps = -(-decisions // batch)
     size = steps * batch
-    obs = np.zeros((size, OBS_SIZE), dtype=np.float32)
-    masks = np.zeros((size, NUM_ACTIONS), dtype=bool)
+    obs = np.zeros((size, obs_size(rules)), dtype=np.float32)
+    masks = np.zeros((size, rules.num_actions), dtype=bool)
     actions = np.zeros(size, dtype=np.int64)
     sample_match = np.zeros(size, dtype=np.int64)  # match number of each decision
     sample_seat = np.zeros(size, dtype=np.int64)
@@ -54,7 +53,7 @@ def bot_decisions(
         rows = slice(step * batch, (step + 1) * batch)
         seats = state.current_player.astype(np.intp)
         obs[rows] = observe(state, seats)
-        legal = engine.unpack_actions(state.legal_bits)
+        legal = engine.legal_mask(state)
         masks[rows] = legal != 0
         actions[rows] = teacher.act(obs[rows], legal)
         sample_match[rows] = match_of_game
