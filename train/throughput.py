@@ -41,7 +41,7 @@ def trainer_rate(seconds: float, overrides: list[str]) -> tuple[float, float]:
         trainer.learn(buffer)
         total_time += time.perf_counter() - started
         collect_time += collected - started
-        steps += buffer["actions"].numel()
+        steps += trainer.decisions_per_update
     return steps / total_time, steps / collect_time
 
 
