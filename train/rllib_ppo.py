@@ -760,6 +760,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {args.export[1]}")
             return 0
         config = load_config(args.config, flag_values(args, FLAGS), args.overrides)
+        if config["self_play_games"]:
+            raise ConfigError(
+                f"self_play_games={config['self_play_games']} is train/ppo.py's; "
+                "allowed here: 0 (RLlib trains the league games only)"
+            )
         rules = load_rules(config["rules"])
         rules.check_players(config["players"])
         load_agent(config["eval_opponent"], rules, config["players"])  # a bad name fails now
