@@ -1,6 +1,8 @@
 """Array views of observations and rule tables that the bots reason with.
 
-Everything is batched: ``N`` observations at once, cards as (N, 36) arrays.
+Everything is batched: ``N`` observations at once, cards as (N, 36) arrays ((N, 52) for a
+rule set with ``deck: 52``: :class:`CardTables` follows the rule set's deck; the module
+constants ``CARD_SUIT``, ``CARD_RANK`` and ``IS_QUEEN`` are those of the 36-card deck).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sto_odno_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, QUEEN
+from sto_odno_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, QUEEN, Deck
 from sto_odno_env.observation import ObservationView
 from sto_odno_env.rules import Rules, load_rules
 from sto_odno_env.tables import NO_CARD, compile_rules
@@ -21,8 +23,13 @@ IS_QUEEN = CARD_RANK == QUEEN
 
 @dataclass(frozen=True)
 class CardTables:
-    """Per-card numbers of a rule set, as float arrays for scoring."""
+    """Per-card numbers of a rule set, as float arrays for scoring (N = 36, or 52 with
+    ``deck: 52``; the shapes below are the 36-card ones)."""
 
+    deck: Deck
+    suit: np.ndarray  # (36,) int: the suit of each card
+    is_queen: np.ndarray  # (36,) bool
+    card_bit: np.ndarray  # (37,) uint64: the bit of each card (0 for no card)
     points: np.ndarray  # (36,)
     draw: np.ndarray  # (36,)
     skip: np.ndarray  # (36,) bool
@@ -39,18 +46,22 @@ class CardTables:
     @classmethod
     def of(cls, rules: Rules | str) -> CardTables:
         tables = compile_rules(load_rules(rules))
-        playable = tables.playable[:NUM_CARDS, NUM_SUITS]  # no ordered suit
-        follows = np.array(
-            [[bool(int(playable[c]) >> d & 1) for d in range(NUM_CARDS)] for c in range(NUM_CARDS)]
-        )
+        deck = tables.deck
+        n = deck.cards
+        playable = tables.playable[:n, NUM_SUITS]  # no ordered suit
+        follows = np.array([[bool(int(playable[c]) >> d & 1) for d in range(n)] for c in range(n)])
         return cls(
+            deck=deck,
+            suit=np.arange(n) // deck.ranks,
+            is_queen=np.arange(n) % deck.ranks == deck.queen,
+            card_bit=tables.card_bit,
             points=tables.points.astype(np.float64),
-            draw=tables.draw[:NUM_CARDS].astype(np.float64),
-            skip=tables.skip[:NUM_CARDS].copy(),
-            cover=tables.cover[:NUM_CARDS].copy(),
-            order_suit=tables.order_suit[:NUM_CARDS].copy(),
-            finish_points=tables.bonus_points[:NUM_CARDS].astype(np.float64),
-            multiplier=tables.bonus_multiplier[:NUM_CARDS].astype(np.float64),
+            draw=tables.draw[:n].astype(np.float64),
+            skip=tables.skip[:n].copy(),
+            cover=tables.cover[:n].copy(),
+            order_suit=tables.order_suit[:n].copy(),
+            finish_points=tables.bonus_points[:n].astype(np.float64),
+            multiplier=tables.bonus_multiplier[:n].astype(np.float64),
             follows=follows,
             follow_bits=playable.copy(),
             cover_can_finish=tables.cover_can_finish,
@@ -60,8 +71,8 @@ class CardTables:
 
 
 def view_of(observations: np.ndarray, rules: Rules) -> ObservationView:
-    """An ObservationView with the rule set's target for decoding totals."""
-    return ObservationView(np.atleast_2d(observations), rules.target)
+    """An ObservationView with the rule set's target (for decoding totals) and deck."""
+    return ObservationView(np.atleast_2d(observations), rules.target, rules.deck)
 
 
 def next_player_hand_size(view: ObservationView) -> np.ndarray:
@@ -90,7 +101,7 @@ __all__ = [
 
 
 def hand_bits(hand: np.ndarray) -> np.ndarray:
-    """(N,) uint64 card masks from (N, 36) bool hands."""
+    """(N,) uint64 card masks from (N, 36) (or (N, 52)) bool hands."""
     packed = np.packbits(np.asarray(hand, dtype=bool), axis=1, bitorder="little")
     padded = np.zeros((packed.shape[0], 8), dtype=np.uint8)
     padded[:, : packed.shape[1]] = packed

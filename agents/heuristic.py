@@ -14,13 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from sto_odno_env.cards import (
-    CALL,
-    DRAW,
-    NUM_ACTIONS,
-    NUM_CARDS,
     NUM_SUITS,
-    ORDER_BASE,
-    PASS,
     PHASE_AFTER_DRAW,
     PHASE_COVER,
     PHASE_PLAY,
@@ -28,11 +22,9 @@ from sto_odno_env.cards import (
 )
 from sto_odno_env.policy import BasePolicy, RandomPolicy
 from sto_odno_env.rules import Rules, load_rules
-from sto_odno_env.tables import CARD_BIT
 
 from .features import (
     CARD_SUIT,
-    IS_QUEEN,
     CardTables,
     hand_bits,
     next_player_hand_size,
@@ -55,22 +47,25 @@ class RandomAgent(RandomPolicy):
         super().__init__(seed)
 
 
-def _width(masks: np.ndarray) -> int:
-    """The number of actions of the masks' rule set: 42, or 43 with last_card_call."""
+def _width(masks: np.ndarray, rules: Rules, bot: str = "this bot") -> int:
+    """The number of actions of the masks' rule set: the deck's plays, orders, draw and pass
+    (42 for 36 cards, 58 for 52), or one more with last_card_call."""
+    deck = rules.deck_spec
     width = np.shape(masks)[-1]
-    if width not in (NUM_ACTIONS, CALL + 1):
+    if width not in (deck.actions(), deck.actions(call=True)):
         raise ValueError(
-            f"masks have {width} actions; this bot knows the 36-card action ids "
-            f"({NUM_ACTIONS}, or {CALL + 1} with last_card_call)"
+            f"masks have {width} actions; {bot} is set up for rules {rules.name!r} with the "
+            f"{deck.cards}-card deck ({deck.actions()} actions, or {deck.actions(call=True)} "
+            "with last_card_call)"
         )
     return width
 
 
-def _always_call(scores: np.ndarray) -> None:
+def _always_call(scores: np.ndarray, deck) -> None:
     """In a CALL decision (last_card_call, docs/rules.md §12) the bots always call: calling
     costs nothing, passing draws the call penalty. Outside CALL the call is never legal."""
-    if scores.shape[1] > CALL:
-        scores[:, CALL] = 1e7
+    if scores.shape[1] > deck.call:
+        scores[:, deck.call] = 1e7
 
 
 def _choose(scores: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -89,21 +84,25 @@ class GreedyAgent(BasePolicy):
     ):
         self.rules = load_rules(rules)
         self.cards = CardTables.of(self.rules)
-        keep = self.cards.cover | self.cards.order_suit | IS_QUEEN
+        self.deck = self.cards.deck
+        self.suit_of_card = np.eye(NUM_SUITS, dtype=np.float64)[self.cards.suit]  # (N, 4)
+        keep = self.cards.cover | self.cards.order_suit | self.cards.is_queen
         # Points first; among equal points keep cover cards and queens for later.
         self.card_scores = self.cards.points * 4 - keep * 1.0
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        deck = self.deck
+        width = _width(masks, self.rules, f"bot {self.name!r}")
         view = view_of(observations, self.rules)
         hand = view.hand
-        scores = np.full((hand.shape[0], _width(masks)), -1e6)
-        scores[:, :NUM_CARDS] = self.card_scores[None, :]
-        suit_points = (hand * self.cards.points) @ SUIT_OF_CARD
-        suit_count = hand @ SUIT_OF_CARD
-        scores[:, ORDER_BASE : ORDER_BASE + NUM_SUITS] = suit_points * 4 + suit_count * 0.1
-        scores[:, DRAW] = -1e5  # only when nothing can be played
-        scores[:, PASS] = -2e5
-        _always_call(scores)
+        scores = np.full((hand.shape[0], width), -1e6)
+        scores[:, : deck.cards] = self.card_scores[None, :]
+        suit_points = (hand * self.cards.points) @ self.suit_of_card
+        suit_count = hand @ self.suit_of_card
+        scores[:, deck.order_base : deck.draw] = suit_points * 4 + suit_count * 0.1
+        scores[:, deck.draw] = -1e5  # only when nothing can be played
+        scores[:, deck.pass_] = -2e5
+        _always_call(scores, deck)
         return _choose(scores, masks)
 
 
@@ -166,6 +165,8 @@ class ExpertAgent(BasePolicy):
     ):
         self.rules = load_rules(rules)
         self.cards = CardTables.of(self.rules)
+        self.deck = self.cards.deck
+        self._suit_of_card = np.eye(NUM_SUITS, dtype=np.float32)[self.cards.suit]  # (N, 4)
         self.mean_points = float(self.cards.points.mean())
         self.weights = w = replace(ExpertWeights(), **weights)
         cards = self.cards
@@ -184,10 +185,11 @@ class ExpertAgent(BasePolicy):
         self._points32 = cards.points.astype(np.float32)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        cards, w = self.cards, self.weights
+        cards, w, deck = self.cards, self.weights, self.deck
+        width = _width(masks, self.rules, f"bot {self.name!r}")
         view = view_of(observations, self.rules)
         hand_mask = view.hand
-        hand = hand_mask.astype(np.float32)  # (N, 36)
+        hand = hand_mask.astype(np.float32)  # (N, 36), or (N, 52)
         n = hand.shape[0]
         hand_size = hand.sum(axis=1)
         phase = view.phase
@@ -206,7 +208,7 @@ class ExpertAgent(BasePolicy):
         if self._cover_cards.size:
             bits = hand_bits(hand_mask)
             covers = self._cover_cards
-            rest = bits[:, None] & ~CARD_BIT[covers][None, :]
+            rest = bits[:, None] & ~cards.card_bit[covers][None, :]
             coverable = (rest & cards.follow_bits[covers][None, :]) != 0
             card[:, covers] += np.where(coverable, w.coverable, w.uncoverable)
 
@@ -223,14 +225,15 @@ class ExpertAgent(BasePolicy):
                 after > cards.target, w.over_target * self._points32, 0.0
             ).astype(np.float32)
 
-        scores = np.empty((n, _width(masks)), dtype=np.float32)
-        scores[:, :NUM_CARDS] = card
+        scores = np.empty((n, width), dtype=np.float32)
+        scores[:, : deck.cards] = card
         # Order the suit that sheds most (and that the others are short of).
-        suit_points = (hand * self._points32) @ SUIT_OF_CARD32
-        suit_count = hand @ SUIT_OF_CARD32
-        seen = (hand + view.discard) @ SUIT_OF_CARD32  # of the 9 cards of each suit
+        suit_of_card = self._suit_of_card
+        suit_points = (hand * self._points32) @ suit_of_card
+        suit_count = hand @ suit_of_card
+        seen = (hand + view.discard) @ suit_of_card  # of the 9 (or 13) cards of each suit
         # A suit it holds nothing of is never ordered (it could not follow it itself).
-        scores[:, ORDER_BASE : ORDER_BASE + NUM_SUITS] = (
+        scores[:, deck.order_base : deck.draw] = (
             w.order_points * suit_points
             + w.order_count * suit_count
             + w.order_seen * seen
@@ -241,12 +244,12 @@ class ExpertAgent(BasePolicy):
         draw_score[phase == PHASE_COVER] = 0.0  # the only way to cover
         respond = phase == PHASE_RESPOND
         draw_score[respond] = -self.mean_points * view.pending[respond]
-        scores[:, DRAW] = draw_score
+        scores[:, deck.draw] = draw_score
         pass_score = np.full(n, -10.0, dtype=np.float32)
         pass_score[phase == PHASE_AFTER_DRAW] = w.pass_after_draw
         pass_score[phase == PHASE_PLAY] = -30.0
-        scores[:, PASS] = pass_score
-        _always_call(scores)
+        scores[:, deck.pass_] = pass_score
+        _always_call(scores, deck)
         return _choose(scores, masks)
 
 

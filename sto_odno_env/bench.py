@@ -30,6 +30,7 @@ import numpy as np
 
 from . import cli, engine
 from .observation import observe
+from .rules import Rules
 
 
 def _measure(run: Callable[[float], tuple], seconds: float, repeats: int) -> tuple:
@@ -43,7 +44,7 @@ def _measure(run: Callable[[float], tuple], seconds: float, repeats: int) -> tup
     return tuple(statistics.median(column) for column in zip(*rates, strict=True))
 
 
-def engine_run(rules: str, players: int, batch: int, seed: int = 0):
+def engine_run(rules: str | Rules, players: int, batch: int, seed: int = 0):
     """A closure playing random legal decisions in the batched engine for some seconds."""
     state = engine.init(rules, players, batch, seed=seed)
     generator = np.random.default_rng(seed)
@@ -111,15 +112,20 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
 
 def engine_section(batches, player_counts, seconds, repeats) -> dict:
     rows, results = [], {}
+    deck52 = Rules.preset("classic").replace(deck=52)
     for players in player_counts:
-        for batch in batches:
-            run, state = engine_run("classic", players, batch)
+        # The classic preset at every batch, and the 52-card deck (deck: 52) at the largest.
+        cases = [("classic", "classic", batch) for batch in batches]
+        cases += [("classic, deck 52", deck52, batch) for batch in batches[-2:]]
+        for label, rules, batch in cases:
+            run, state = engine_run(rules, players, batch)
             run(min(0.2, seconds))  # warm up
             decisions, matches, applied = _measure(run, seconds, repeats)
-            results[(players, batch)] = (decisions, applied)
+            if rules == "classic":
+                results[(players, batch)] = (decisions, applied)
             rows.append(
                 [
-                    "classic",
+                    label,
                     str(players),
                     str(batch),
                     f"{decisions:,.0f}",

@@ -1,7 +1,12 @@
-"""Card and action ids (docs/rules.md §1).
+"""Card and action ids (docs/rules.md §1, §12).
 
 A card id is ``suit * 9 + rank`` with suits ``♠ ♣ ♦ ♥`` (0–3) and ranks
 ``6 7 8 9 10 J Q K A`` (0–8), so ``6♠ = 0``, ``Q♠ = 6``, ``K♠ = 7``, ``A♥ = 35``.
+The module constants below are those of this 36-card deck. A rule set with ``deck: 52``
+(docs/rules.md §12) adds the ranks ``2 3 4 5`` below the 6: its :class:`Deck`
+(:func:`deck_of`) has ids ``suit * 13 + rank`` with ranks counted from the 2, and actions
+``0…51`` play, ``52…55`` order, ``56`` draw, ``57`` pass, ``58`` call. Card naming and
+parsing take an optional ``deck`` (the 36-card one by default).
 
 One ``Discrete(42)`` action space serves every decision:
 
@@ -27,6 +32,9 @@ Phase codes (``State.phase``) say which decision the player to act faces (docs/r
 
 from __future__ import annotations
 
+import dataclasses
+from functools import cache
+
 NUM_SUITS = 4
 NUM_RANKS = 9
 NUM_CARDS = NUM_SUITS * NUM_RANKS
@@ -49,8 +57,6 @@ SUIT_LETTERS = ("S", "C", "D", "H")
 RANK_NAMES = ("6", "7", "8", "9", "10", "J", "Q", "K", "A")
 QUEEN = RANK_NAMES.index("Q")
 
-_RANK_ALIASES = {name: index for index, name in enumerate(RANK_NAMES)}
-_RANK_ALIASES["T"] = RANK_NAMES.index("10")
 _SUIT_ALIASES = {}
 for _index, (_symbol, _letter) in enumerate(zip(SUIT_SYMBOLS, SUIT_LETTERS, strict=False)):
     _SUIT_ALIASES[_symbol] = _index
@@ -62,6 +68,83 @@ for _index, _symbol in enumerate(("♤", "♧", "♢", "♡")):
 
 class CardParseError(ValueError):
     """A text that is not a card or rank in any accepted form."""
+
+
+ALL_RANK_NAMES = ("2", "3", "4", "5", *RANK_NAMES)  # every rank of any deck, lowest first
+DECK_SIZES = (36, 52)
+
+
+@dataclasses.dataclass(frozen=True)
+class Deck:
+    """A deck and its card and action ids (docs/rules.md §1, §12).
+
+    ``cards`` ids ``suit * ranks + rank`` (ranks counted from ``lowest``); actions: plays
+    ``0…cards-1``, the four suit orders from ``order_base``, then ``draw``, ``pass_``
+    and ``call`` (the call only with last_card_call). ``no_card`` (= ``cards``) is the
+    tables' "no card" row. Build it with :func:`deck_of`.
+    """
+
+    cards: int
+    ranks: int
+    rank_names: tuple[str, ...]
+    lowest: str
+
+    @property
+    def order_base(self) -> int:
+        return self.cards
+
+    @property
+    def draw(self) -> int:
+        return self.cards + NUM_SUITS
+
+    @property
+    def pass_(self) -> int:
+        return self.draw + 1
+
+    @property
+    def call(self) -> int:
+        return self.pass_ + 1
+
+    @property
+    def no_card(self) -> int:
+        return self.cards
+
+    @property
+    def queen(self) -> int:
+        return self.rank_names.index("Q")
+
+    def actions(self, call: bool = False) -> int:
+        """The number of actions: plays, orders, draw, pass (and the call)."""
+        return self.pass_ + 1 + int(call)
+
+    def card_id(self, suit: int, rank: int) -> int:
+        return suit * self.ranks + rank
+
+    def suit_of(self, card: int) -> int:
+        return card // self.ranks
+
+    def rank_of(self, card: int) -> int:
+        return card % self.ranks
+
+
+@cache
+def deck_of(size: int = 36) -> Deck:
+    """The :class:`Deck` of ``size`` cards: 36 (6 to ace) or 52 (2 to ace)."""
+    if isinstance(size, Deck):
+        return size
+    if isinstance(size, bool) or size not in DECK_SIZES:
+        raise ValueError(f"deck {size!r} is not allowed; allowed: 36, 52")
+    names = ALL_RANK_NAMES[len(ALL_RANK_NAMES) - size // NUM_SUITS :]
+    return Deck(cards=size, ranks=len(names), rank_names=names, lowest=names[0])
+
+
+DECK36 = deck_of(36)
+
+
+def _deck(deck: Deck | int | None) -> Deck:
+    if deck is None:
+        return DECK36
+    return deck if isinstance(deck, Deck) else deck_of(deck)
 
 
 def card_id(suit: int, rank: int) -> int:
@@ -79,63 +162,79 @@ def rank_of(card: int) -> int:
     return card % NUM_RANKS
 
 
-def card_name(card: int) -> str:
-    """Pretty name with a suit symbol, e.g. ``Q♠``."""
-    if not 0 <= card < NUM_CARDS:
-        raise ValueError(f"card id {card!r} is outside 0..{NUM_CARDS - 1}")
-    return RANK_NAMES[rank_of(card)] + SUIT_SYMBOLS[suit_of(card)]
+def card_name(card: int, deck: Deck | int | None = None) -> str:
+    """Pretty name with a suit symbol, e.g. ``Q♠`` (ids of ``deck``, 36 cards by default)."""
+    deck = _deck(deck)
+    if not 0 <= card < deck.cards:
+        raise ValueError(f"card id {card!r} is outside 0..{deck.cards - 1}")
+    return deck.rank_names[card % deck.ranks] + SUIT_SYMBOLS[card // deck.ranks]
 
 
-def parse_rank(text: str | int) -> int:
-    """Rank index of ``"6"``…``"10"``, ``"T"``, ``"J"``, ``"Q"``, ``"K"``, ``"A"`` (any case).
+def parse_rank(text: str | int, deck: Deck | int | None = None) -> int:
+    """Rank index of ``"6"``…``"10"``, ``"T"``, ``"J"``, ``"Q"``, ``"K"``, ``"A"`` (any case),
+    and ``"2"``…``"5"`` in a 52-card ``deck`` (indices count from the deck's lowest rank).
 
-    YAML turns an unquoted ``6`` into an int; ints 6–10 are accepted for that reason.
+    YAML turns an unquoted ``6`` into an int; ints (2–)6–10 are accepted for that reason.
     """
+    deck = _deck(deck)
     key = str(text).strip().upper()
-    if key in _RANK_ALIASES:
-        return _RANK_ALIASES[key]
-    raise CardParseError(f"{text!r} is not a rank; allowed: {', '.join(RANK_NAMES)} (or T for 10)")
+    if key == "T":
+        key = "10"
+    if key in deck.rank_names:
+        return deck.rank_names.index(key)
+    extra = ""
+    if key in ALL_RANK_NAMES:
+        extra = f" (rank {key} is only in the 52-card deck, deck: 52)"
+    raise CardParseError(
+        f"{text!r} is not a rank of the {deck.cards}-card deck{extra}; allowed: "
+        f"{', '.join(deck.rank_names)} (or T for 10)"
+    )
 
 
-def parse_card(text: str | int) -> int:
-    """Card id of a text such as ``Q♠``, ``QS``, ``qs``, ``10h`` or ``Th``.
+def parse_card(text: str | int, deck: Deck | int | None = None) -> int:
+    """Card id of a text such as ``Q♠``, ``QS``, ``qs``, ``10h`` or ``Th`` (in ``deck``,
+    36 cards by default).
 
     An int that is a valid card id is returned as is; a text must name rank and suit.
     """
+    deck = _deck(deck)
     if isinstance(text, bool):
         raise CardParseError(f"{text!r} is not a card")
     if isinstance(text, int):
-        if 0 <= text < NUM_CARDS:
+        if 0 <= text < deck.cards:
             return text
-        raise CardParseError(f"card id {text} is outside 0..{NUM_CARDS - 1}")
+        raise CardParseError(f"card id {text} is outside 0..{deck.cards - 1}")
     raw = str(text).strip()
     suit_text, rank_text = raw[-1:].upper(), raw[:-1]
     if suit_text in _SUIT_ALIASES and rank_text:
         try:
-            return card_id(_SUIT_ALIASES[suit_text], parse_rank(rank_text))
+            return deck.card_id(_SUIT_ALIASES[suit_text], parse_rank(rank_text, deck))
         except CardParseError:
             pass
     raise CardParseError(
-        f"{text!r} is not a card; write rank then suit, e.g. Q♠, QS, qs, 10h, Th "
-        f"(ranks {' '.join(RANK_NAMES)}; suits {' '.join(SUIT_SYMBOLS)} or S C D H)"
+        f"{text!r} is not a card of the {deck.cards}-card deck; write rank then suit, e.g. "
+        f"Q♠, QS, qs, 10h, Th (ranks {' '.join(deck.rank_names)}; suits "
+        f"{' '.join(SUIT_SYMBOLS)} or S C D H)"
     )
 
 
-def parse_cards(text: str) -> list[int]:
+def parse_cards(text: str, deck: Deck | int | None = None) -> list[int]:
     """Card ids of a whitespace- or comma-separated list of cards."""
-    return [parse_card(token) for token in text.replace(",", " ").split()]
+    return [parse_card(token, deck) for token in text.replace(",", " ").split()]
 
 
-def action_name(action: int) -> str:
-    """Readable name of an action id: ``play Q♠``, ``order ♥``, ``draw``, ``pass``, ``call``."""
-    if 0 <= action < NUM_CARDS:
-        return f"play {card_name(action)}"
-    if ORDER_BASE <= action < DRAW:
-        return f"order {SUIT_SYMBOLS[action - ORDER_BASE]}"
-    if action == DRAW:
+def action_name(action: int, deck: Deck | int | None = None) -> str:
+    """Readable name of an action id: ``play Q♠``, ``order ♥``, ``draw``, ``pass``, ``call``
+    (ids of ``deck``, 36 cards by default)."""
+    deck = _deck(deck)
+    if 0 <= action < deck.cards:
+        return f"play {card_name(action, deck)}"
+    if deck.order_base <= action < deck.draw:
+        return f"order {SUIT_SYMBOLS[action - deck.order_base]}"
+    if action == deck.draw:
         return "draw"
-    if action == PASS:
+    if action == deck.pass_:
         return "pass"
-    if action == CALL:
+    if action == deck.call:
         return "call"
-    raise ValueError(f"action id {action!r} is outside 0..{MAX_ACTIONS - 1}")
+    raise ValueError(f"action id {action!r} is outside 0..{deck.call}")

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from . import rng
-from .cards import NUM_CARDS
 
 if TYPE_CHECKING:
     from .core.state import State
@@ -24,7 +23,7 @@ class Chance(Protocol):
     """Where the engine's random events come from (the RNG streams, or a record)."""
 
     def deck(self, state: State, games: np.ndarray) -> np.ndarray:
-        """(n, 36) card ids, top of the deck first, for a new round."""
+        """(n, N) card ids (N: the rule set's deck), top of the deck first, for a new round."""
 
     def first_dealer(self, state: State, games: np.ndarray) -> np.ndarray:
         """(n,) the dealer (or leader) of a match's first round."""
@@ -62,35 +61,42 @@ class RandomChance:
         return rng.draw_u64(round_key, start, count)
 
     def deck(self, state: State, games: np.ndarray) -> np.ndarray:
-        return np.argsort(self._round_numbers(state, games, NUM_CARDS), axis=1).astype(np.int8)
+        cards = state.tables.deck.cards
+        return np.argsort(self._round_numbers(state, games, cards), axis=1).astype(np.int8)
 
     def first_dealer(self, state: State, games: np.ndarray) -> np.ndarray:
-        values = self._round_numbers(state, games, NUM_CARDS + 1)[:, NUM_CARDS]
+        cards = state.tables.deck.cards
+        values = self._round_numbers(state, games, cards + 1)[:, cards]
         return (values % np.uint64(state.players)).astype(np.int8)
 
     def shuffle(self, state, games, cards, counts):
         # Sorting by the complemented keys lays the cards out bottom first, so the top card
         # is the one with the smallest key, whatever the stack's size.
-        keys = ~self._numbers(state, games, NUM_CARDS)
-        keys[counts[:, None] <= CARD_POSITIONS] = np.iinfo(np.uint64).max
+        size = state.tables.deck.cards
+        keys = ~self._numbers(state, games, size)
+        keys[counts[:, None] <= _positions(size)] = np.iinfo(np.uint64).max
         order = np.argsort(keys, axis=1, kind="stable")
-        order += np.arange(0, order.size, NUM_CARDS)[:, None]
+        order += np.arange(0, order.size, size)[:, None]
         return cards.reshape(-1)[order]
 
     def steal(self, state, games, drawer, victim):
         hands = state.hand[games, victim]
         counts = np.bitwise_count(hands).astype(np.uint64)
         pick = self._numbers(state, games, 1)[:, 0] % counts
-        return _nth_card(hands, pick.astype(np.int64))
+        return _nth_card(hands, pick.astype(np.int64), state.tables.deck.cards)
 
 
-CARD_POSITIONS = np.arange(NUM_CARDS)[None, :]
+_POSITIONS = {size: np.arange(size)[None, :] for size in (36, 52)}  # per deck size
 RANDOM_CHANCE = RandomChance()
 
 
-def _nth_card(hands: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """The ``index``-th lowest card of each hand."""
+def _positions(size: int) -> np.ndarray:
+    return _POSITIONS[size]
+
+
+def _nth_card(hands: np.ndarray, index: np.ndarray, cards: int = 36) -> np.ndarray:
+    """The ``index``-th lowest card of each hand (of a ``cards``-card deck)."""
     bits = np.unpackbits(hands.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-    ranks = np.cumsum(bits[:, :NUM_CARDS], axis=1) - 1
-    hit = (bits[:, :NUM_CARDS] == 1) & (ranks == index[:, None])
+    ranks = np.cumsum(bits[:, :cards], axis=1) - 1
+    hit = (bits[:, :cards] == 1) & (ranks == index[:, None])
     return np.argmax(hit, axis=1).astype(np.int8)

@@ -18,15 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine, rng
-from .cards import NUM_CARDS, NUM_SUITS, PHASE_CALL
-from .observation import LAYOUT, OBS_SIZE, ObservationView, obs_size
+from .cards import NUM_SUITS, PHASE_CALL
+from .observation import ObservationView, layout, obs_size
 from .rules import Rules, load_rules
-from .tables import CARD_BIT, NO_CARD
+from .tables import CARD_BIT, deck_masks
 
 
-def _bits_of(rows: np.ndarray) -> np.ndarray:
-    """(n, 36) bool card sets -> (n,) uint64 masks."""
-    weights = CARD_BIT[:NUM_CARDS]
+def _bits_of(rows: np.ndarray, card_bit: np.ndarray = CARD_BIT) -> np.ndarray:
+    """(n, N) bool card sets -> (n,) uint64 masks (N: 36, or 52 with that deck's bits)."""
+    weights = card_bit[: rows.shape[1]]
     return np.bitwise_or.reduce(np.where(rows, weights[None, :], np.uint64(0)), axis=1)
 
 
@@ -46,7 +46,11 @@ def from_observations(
             f"observations have {observations.shape[1]} entries; rules {rules.name!r} "
             f"observe {obs_size(rules)}"
         )
-    view = ObservationView(observations, rules.target)
+    deck = rules.deck_spec
+    cards, no_card = deck.cards, deck.no_card
+    card_bit = deck_masks(deck).card_bit
+    obs_layout = layout(rules)
+    view = ObservationView(observations, rules.target, deck.cards)
     players_of = view.num_players
     if (players_of != players_of[0]).any():
         raise ValueError("all observations must come from games of the same player count")
@@ -64,7 +68,7 @@ def from_observations(
 
     # Deal the unseen cards: a random order of them, cut into the other hands and the stock.
     unseen = ~(hand | discard)
-    keys = generator.random((total, NUM_CARDS))
+    keys = generator.random((total, cards))
     keys[~unseen] = 2.0  # seen cards sort last
     order = np.argsort(keys, axis=1)
     unseen_count = unseen.sum(axis=1)
@@ -74,9 +78,9 @@ def from_observations(
             "observation is inconsistent: hand sizes and stock do not add up to the unseen cards"
         )
     bounds = np.concatenate([np.zeros((total, 1), np.int64), np.cumsum(others, axis=1)], axis=1)
-    position = np.arange(NUM_CARDS)[None, :]
-    state.hand[:, 0] = _bits_of(hand)
-    sorted_bits = CARD_BIT[order]
+    position = np.arange(cards)[None, :]
+    state.hand[:, 0] = _bits_of(hand, card_bit)
+    sorted_bits = card_bit[order]
     for seat in range(1, players):
         mine = (position >= bounds[:, seat - 1 : seat]) & (position < bounds[:, seat : seat + 1])
         state.hand[:, seat] = np.bitwise_or.reduce(
@@ -84,7 +88,7 @@ def from_observations(
         )
     # The stock is a stack (top last): the remaining unseen cards in their random order.
     start = bounds[:, -1]
-    stock_index = np.clip(start[:, None] + position, 0, NUM_CARDS - 1)
+    stock_index = np.clip(start[:, None] + position, 0, cards - 1)
     state.stock[:] = np.where(
         position < stock_size[:, None], np.take_along_axis(order, stock_index, axis=1), 0
     )
@@ -94,15 +98,15 @@ def from_observations(
     below = discard.copy()
     on_table = top >= 0
     below[np.flatnonzero(on_table), top[on_table]] = False
-    pile_keys = generator.random((total, NUM_CARDS))
+    pile_keys = generator.random((total, cards))
     pile_keys[~below] = 2.0
     pile = np.argsort(pile_keys, axis=1).astype(np.int8)
     below_count = below.sum(axis=1)
     state.discard[:] = np.where(position < below_count[:, None], pile, 0)
     state.discard[np.flatnonzero(on_table), below_count[on_table]] = top[on_table]
     state.discard_size[:] = below_count + on_table
-    state.discard_bits[:] = _bits_of(discard)
-    state.top_card[:] = np.where(on_table, top, NO_CARD)
+    state.discard_bits[:] = _bits_of(discard, card_bit)
+    state.top_card[:] = np.where(on_table, top, no_card)
 
     suit = view.ordered_suit[rows]
     state.ordered_suit[:] = np.where((suit >= 0) & (suit < NUM_SUITS), suit, -1)
@@ -110,12 +114,12 @@ def from_observations(
     if (phase < 0).any():
         raise ValueError("cannot determinise an observation of a finished match")
     if rules.last_card_call:  # CALL shows as PLAY plus the ``call`` entry
-        phase = np.where(observations[rows, OBS_SIZE] > 0.5, PHASE_CALL, phase)
+        phase = np.where(observations[rows, obs_layout["call"].start] > 0.5, PHASE_CALL, phase)
     state.phase[:] = phase
     to_act = view.to_act[rows]
     state.current_player[:] = to_act
     drawn = view.drawn_card[rows]
-    state.drawn_card[:] = np.where(drawn >= 0, drawn, NO_CARD)
+    state.drawn_card[:] = np.where(drawn >= 0, drawn, no_card)
     state.pending[:] = view.pending[rows]
 
     seats_in = np.concatenate(
@@ -129,8 +133,10 @@ def from_observations(
         [view.own_total[rows][:, None], view.others_total[rows][:, : players - 1]], axis=1
     )
     state.totals[:] = totals
-    own_dealer = observations[rows, LAYOUT["own_dealer"].start] > 0.5
-    other_dealer = observations[rows][:, LAYOUT["others_dealer"]][:, : players - 1].argmax(axis=1)
+    own_dealer = observations[rows, obs_layout["own_dealer"].start] > 0.5
+    other_dealer = observations[rows][:, obs_layout["others_dealer"]][:, : players - 1].argmax(
+        axis=1
+    )
     state.dealer[:] = np.where(own_dealer, 0, other_dealer + 1)
     seeds = rng.game_seeds(int(seed), total)
     state.seed[:] = seeds

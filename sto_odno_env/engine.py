@@ -1,8 +1,9 @@
 """The batched rules engine: B games of 101 stepped at once with numpy array code.
 
 The state (:class:`State`) holds B games of P players, batch dimension first; card sets are
-36-bit masks in ``uint64``. The API is functional in shape (state in, state out) but mutates
-the arrays in place for speed; :meth:`State.copy` takes a snapshot::
+36-bit masks in ``uint64`` (52-bit with ``deck: 52``). The API is functional in shape
+(state in, state out) but mutates the arrays in place for speed; :meth:`State.copy` takes a
+snapshot::
 
     state = init(rules, players=4, batch=1024, seed=0)
     mask = legal_mask(state)                       # (B, 42) int8, for the player to act
@@ -17,7 +18,9 @@ a decision with at least two legal actions.
 Phases (``state.phase``): PLAY, AFTER_DRAW, COVER, ORDER, RESPOND; DONE once a match is over
 (``cards.PHASE_*``); CALL (``PHASE_CALL``) only with ``last_card_call``. Actions: 0–35 play a
 card, 36–39 order a suit, 40 draw (or accept a stacked penalty), 41 pass, and 42 call with
-``last_card_call`` (:mod:`sto_odno_env.cards`; :func:`num_actions` per rule set).
+``last_card_call`` (:mod:`sto_odno_env.cards`; :func:`num_actions` per rule set). With
+``deck: 52`` (docs/rules.md §12) the ids follow the rule set's deck (``state.tables.deck``):
+0–51 play, 52–55 order, 56 draw, 57 pass, 58 call.
 
 Randomness comes from a counter-based stream per game (:mod:`sto_odno_env.rng`) unless a
 ``chance`` object supplies it (replaying a record does). ``trace`` collects the events of
@@ -137,14 +140,16 @@ def reset_games(
 
 
 def num_actions(rules: Rules | str) -> int:
-    """The size of a rule set's action space: ``NUM_ACTIONS`` (42), or 43 with
-    ``last_card_call`` (the call, ``CALL``). Masks and ``Discrete`` spaces have this size."""
+    """The size of a rule set's action space: ``NUM_ACTIONS`` (42; 58 with ``deck: 52``),
+    plus 1 with ``last_card_call`` (the call, ``CALL``). Masks and ``Discrete`` spaces have
+    this size."""
     return load_rules(rules).num_actions
 
 
 def legal_mask(state: State) -> np.ndarray:
     """(B, A) int8: legal actions of the player to act (all zero once a match is over); A is
-    the rule set's number of actions (:func:`num_actions`: 42, or 43 with the call)."""
+    the rule set's number of actions (:func:`num_actions`: 42, 58 with 52 cards, one more
+    with the call)."""
     return unpack_actions(state.legal_bits, state.tables.num_actions)
 
 

@@ -30,7 +30,9 @@ num_players       1     players / 6
 A rule set with ``last_card_call`` (docs/rules.md §12) appends one entry, ``call`` (1 in its
 player's CALL decision, where the phase block shows PLAY): :func:`obs_size` and
 :func:`layout` give the size and slices of a rule set; ``OBS_SIZE`` and ``LAYOUT`` are those
-of every rule set without the call, unchanged.
+of every 36-card rule set without the call, unchanged. With ``deck: 52`` (§12) the card
+blocks follow the deck: hand and discard have 52 entries, top_card and drawn_card 53, and
+the card counts (pending, stock_size, others_hand_size) are divided by 52: 253 entries.
 
 "Others" are the seats observer+1, observer+2, ... (mod players); entries for seats beyond
 the player count are zero. Nothing hidden enters: the other hands and the stock order never
@@ -52,30 +54,36 @@ NUM_PHASES = 5
 MAX_OTHERS = MAX_PLAYERS - 1
 CARD_SCALE = float(NUM_CARDS)
 
-# (name, size, kind): "bits" blocks are 0/1 flags, "onehot" blocks end in a "none" slot.
-_FIELDS = (
-    ("hand", NUM_CARDS, "bits"),
-    ("discard", NUM_CARDS, "bits"),
-    ("others_in", MAX_OTHERS, "bits"),
-    ("others_dealer", MAX_OTHERS, "bits"),
-    ("own_dealer", 1, "bits"),
-    ("top_card", NUM_CARDS + 1, "onehot"),
-    ("ordered_suit", NUM_SUITS + 1, "onehot"),
-    ("phase", NUM_PHASES + 1, "onehot"),
-    ("drawn_card", NUM_CARDS + 1, "onehot"),
-    ("to_act", MAX_PLAYERS + 1, "onehot"),
-    ("pending", 1, "scalar"),
-    ("stock_size", 1, "scalar"),
-    ("others_hand_size", MAX_OTHERS, "scalar"),
-    ("others_total", MAX_OTHERS, "scalar"),
-    ("own_total", 1, "scalar"),
-    ("num_players", 1, "scalar"),
-)
+
+def _fields(cards: int) -> tuple[tuple[str, int, str], ...]:
+    """(name, size, kind) of a deck of ``cards`` cards: "bits" blocks are 0/1 flags,
+    "onehot" blocks end in a "none" slot."""
+    return (
+        ("hand", cards, "bits"),
+        ("discard", cards, "bits"),
+        ("others_in", MAX_OTHERS, "bits"),
+        ("others_dealer", MAX_OTHERS, "bits"),
+        ("own_dealer", 1, "bits"),
+        ("top_card", cards + 1, "onehot"),
+        ("ordered_suit", NUM_SUITS + 1, "onehot"),
+        ("phase", NUM_PHASES + 1, "onehot"),
+        ("drawn_card", cards + 1, "onehot"),
+        ("to_act", MAX_PLAYERS + 1, "onehot"),
+        ("pending", 1, "scalar"),
+        ("stock_size", 1, "scalar"),
+        ("others_hand_size", MAX_OTHERS, "scalar"),
+        ("others_total", MAX_OTHERS, "scalar"),
+        ("own_total", 1, "scalar"),
+        ("num_players", 1, "scalar"),
+    )
 
 
-def _layout() -> dict[str, slice]:
+_FIELDS = _fields(NUM_CARDS)
+
+
+def _layout(cards: int = NUM_CARDS) -> dict[str, slice]:
     layout, start = {}, 0
-    for name, size, _ in _FIELDS:
+    for name, size, _ in _fields(cards):
         layout[name] = slice(start, start + size)
         start += size
     return layout
@@ -88,85 +96,142 @@ OBS_SIZE: int = LAYOUT["num_players"].stop
 
 
 def obs_size(rules: Rules | str) -> int:
-    """The observation size of a rule set: ``OBS_SIZE``, plus 1 with ``last_card_call``."""
-    return OBS_SIZE + int(load_rules(rules).last_card_call)
+    """The observation size of a rule set: ``OBS_SIZE`` (189) for 36 cards, 253 for 52
+    (``deck: 52``), plus 1 with ``last_card_call``."""
+    rules = load_rules(rules)
+    return _encoding(rules.deck).size + int(rules.last_card_call)
 
 
 def layout(rules: Rules | str) -> dict[str, slice]:
-    """The slices of a rule set's observation: ``LAYOUT``, plus ``call`` (the last entry)
-    with ``last_card_call``."""
-    if not load_rules(rules).last_card_call:
-        return dict(LAYOUT)
-    return {**LAYOUT, "call": slice(OBS_SIZE, OBS_SIZE + 1)}
+    """The slices of a rule set's observation: ``LAYOUT`` for 36 cards (card blocks of 52
+    and 53 entries with ``deck: 52``), plus ``call`` (the last entry) with
+    ``last_card_call``."""
+    rules = load_rules(rules)
+    encoding = _encoding(rules.deck)
+    if not rules.last_card_call:
+        return dict(encoding.layout)
+    return {**encoding.layout, "call": slice(encoding.size, encoding.size + 1)}
 
 
 ONE_HOT_FIELDS = tuple(name for name, _, kind in _FIELDS if kind == "onehot")
-NUM_FLAGS = LAYOUT["to_act"].stop  # the 0/1 entries, packed as bits while building
-_WORDS = (NUM_FLAGS + 63) // 64
-_NO_DRAWN = NUM_CARDS  # the "none" slot of drawn_card
-_S_PENDING = LAYOUT["pending"].start - NUM_FLAGS
-_S_STOCK = LAYOUT["stock_size"].start - NUM_FLAGS
-_S_HANDS = LAYOUT["others_hand_size"].start - NUM_FLAGS
-_S_TOTALS = LAYOUT["others_total"].start - NUM_FLAGS
-_S_OWN_TOTAL = LAYOUT["own_total"].start - NUM_FLAGS
-_S_PLAYERS = LAYOUT["num_players"].start - NUM_FLAGS
 _U64 = np.uint64
-
-
-def _field_words(name: str) -> np.ndarray:
-    """(slots, words) uint64: the packed bits of each slot of a one-hot field."""
-    start, stop = LAYOUT[name].start, LAYOUT[name].stop
-    table = np.zeros((stop - start, _WORDS), dtype=_U64)
-    for slot in range(stop - start):
-        bit = start + slot
-        table[slot, bit // 64] = _U64(1) << _U64(bit % 64)
-    return table
-
-
-# Combined tables, one lookup each: [top card * 5 + ordered suit] and [phase * 37 + drawn
-# card]. No ordered suit (-1) is taken modulo 5 and NO_CARD (36) is the last slot, so both
-# land on the "none" slots.
-_TOP_SUIT_WORDS = (
-    _field_words("top_card")[:, None, :] | _field_words("ordered_suit")[None, :, :]
-).reshape(-1, _WORDS)
-_PHASE_DRAWN_WORDS = (
-    _field_words("phase")[:, None, :] | _field_words("drawn_card")[None, :, :]
-).reshape(-1, _WORDS)
-# PHASE_CALL (6, after DONE) shows as PLAY in the phase block; the ``call`` entry marks it.
-assert _PHASE_DRAWN_WORDS.shape[0] == PHASE_CALL * (NUM_CARDS + 1)
-_PHASE_DRAWN_WORDS = np.concatenate(
-    [_PHASE_DRAWN_WORDS, _PHASE_DRAWN_WORDS[PHASE_PLAY * (NUM_CARDS + 1) :][: NUM_CARDS + 1]]
+_SEAT_STRIDES = (
+    MAX_PLAYERS * MAX_PLAYERS * (MAX_PLAYERS + 1),
+    MAX_PLAYERS * (MAX_PLAYERS + 1),
+    MAX_PLAYERS + 1,
 )
-_SUITS_SLOTS = NUM_SUITS + 1
-_DRAWN_SLOTS = NUM_CARDS + 1
 
 
-@lru_cache(maxsize=8)
-def _seat_words(players: int) -> np.ndarray:
-    """[in_match bits, seat, dealer, current seat (-1 -> 6)] -> the packed bits of
-    others_in, others_dealer, own_dealer and to_act, for a player count."""
-    table = np.zeros((64, MAX_PLAYERS, MAX_PLAYERS, MAX_PLAYERS + 1, _WORDS), dtype=_U64)
+# The same tables as Python integers (all words of an entry in one), for one game at a
+# time: the AEC env's batch of one, where a numpy call costs more than the work it does.
+def _as_ints(words: np.ndarray) -> list[int]:
+    return [sum(int(w) << (64 * i) for i, w in enumerate(row)) for row in words]
 
-    def put(entry: np.ndarray, name: str, slot: int) -> None:
-        bit = LAYOUT[name].start + slot
-        entry[bit // 64] |= _U64(1) << _U64(bit % 64)
 
-    for in_bits in range(1 << players):
-        for seat in range(players):
-            for dealer in range(players):
-                for current in range(MAX_PLAYERS + 1):
-                    entry = table[in_bits, seat, dealer, current]
-                    for k in range(1, players):
-                        other = (seat + k) % players
-                        if in_bits >> other & 1:
-                            put(entry, "others_in", k - 1)
-                        if other == dealer:
-                            put(entry, "others_dealer", k - 1)
-                    if dealer == seat:
-                        put(entry, "own_dealer", 0)
-                    acting = current < players
-                    put(entry, "to_act", (current - seat) % players if acting else MAX_PLAYERS)
-    return table.reshape(-1, _WORDS)
+class _Encoding:
+    """The lookup tables of the observation of one deck size (36 or 52 cards).
+
+    The 0/1 entries are packed as bits in ``words`` uint64 words while building (3 for 36
+    cards, 4 for 52); the scalars follow them.
+    """
+
+    def __init__(self, cards: int):
+        self.cards = cards
+        self.layout = _layout(cards)
+        self.size = self.layout["num_players"].stop
+        self.num_flags = flags = self.layout["to_act"].stop
+        self.words = (flags + 63) // 64
+        self.card_scale = float(cards)
+        self.no_drawn = cards  # the "none" slot of drawn_card
+        self.s_pending = self.layout["pending"].start - flags
+        self.s_stock = self.layout["stock_size"].start - flags
+        self.s_hands = self.layout["others_hand_size"].start - flags
+        self.s_totals = self.layout["others_total"].start - flags
+        self.s_own_total = self.layout["own_total"].start - flags
+        self.s_players = self.layout["num_players"].start - flags
+        self.suits_slots = NUM_SUITS + 1
+        self.drawn_slots = cards + 1
+        # Combined tables, one lookup each: [top card * 5 + ordered suit] and [phase *
+        # (N + 1) + drawn card]. No ordered suit (-1) is taken modulo 5 and no card (N) is
+        # the last slot, so both land on the "none" slots.
+        self.top_suit_words = (
+            self._field_words("top_card")[:, None, :]
+            | self._field_words("ordered_suit")[None, :, :]
+        ).reshape(-1, self.words)
+        phase_drawn = (
+            self._field_words("phase")[:, None, :] | self._field_words("drawn_card")[None, :, :]
+        ).reshape(-1, self.words)
+        # PHASE_CALL (6, after DONE) shows as PLAY in the phase block; ``call`` marks it.
+        assert phase_drawn.shape[0] == PHASE_CALL * (cards + 1)
+        self.phase_drawn_words = np.concatenate(
+            [phase_drawn, phase_drawn[PHASE_PLAY * (cards + 1) :][: cards + 1]]
+        )
+        self.top_suit_ints = _as_ints(self.top_suit_words)
+        self.phase_drawn_ints = _as_ints(self.phase_drawn_words)
+        self.flag_bytes = 8 * self.words
+        self._seat_words: dict[int, np.ndarray] = {}
+        self._seat_ints: dict[int, list[int]] = {}
+        self._scales: dict[int, np.ndarray] = {}
+
+    def _field_words(self, name: str) -> np.ndarray:
+        """(slots, words) uint64: the packed bits of each slot of a one-hot field."""
+        start, stop = self.layout[name].start, self.layout[name].stop
+        table = np.zeros((stop - start, self.words), dtype=_U64)
+        for slot in range(stop - start):
+            bit = start + slot
+            table[slot, bit // 64] = _U64(1) << _U64(bit % 64)
+        return table
+
+    def seat_words(self, players: int) -> np.ndarray:
+        """[in_match bits, seat, dealer, current seat (-1 -> 6)] -> the packed bits of
+        others_in, others_dealer, own_dealer and to_act, for a player count."""
+        table = self._seat_words.get(players)
+        if table is None:
+            table = self._seat_words[players] = self._build_seat_words(players)
+        return table
+
+    def seat_ints(self, players: int) -> list[int]:
+        ints = self._seat_ints.get(players)
+        if ints is None:
+            ints = self._seat_ints[players] = _as_ints(self.seat_words(players))
+        return ints
+
+    def _build_seat_words(self, players: int) -> np.ndarray:
+        words = self.words
+        table = np.zeros((64, MAX_PLAYERS, MAX_PLAYERS, MAX_PLAYERS + 1, words), dtype=_U64)
+
+        def put(entry: np.ndarray, name: str, slot: int) -> None:
+            bit = self.layout[name].start + slot
+            entry[bit // 64] |= _U64(1) << _U64(bit % 64)
+
+        for in_bits in range(1 << players):
+            for seat in range(players):
+                for dealer in range(players):
+                    for current in range(MAX_PLAYERS + 1):
+                        entry = table[in_bits, seat, dealer, current]
+                        for k in range(1, players):
+                            other = (seat + k) % players
+                            if in_bits >> other & 1:
+                                put(entry, "others_in", k - 1)
+                            if other == dealer:
+                                put(entry, "others_dealer", k - 1)
+                        if dealer == seat:
+                            put(entry, "own_dealer", 0)
+                        acting = current < players
+                        slot = (current - seat) % players if acting else MAX_PLAYERS
+                        put(entry, "to_act", slot)
+        return table.reshape(-1, words)
+
+    def scalar_scale(self, target: int) -> np.ndarray:
+        """The divisor of each scalar entry: N (36 or 52) for card counts, the target for
+        totals."""
+        scale = self._scales.get(target)
+        if scale is None:
+            scale = np.ones(self.size - self.num_flags, dtype=np.float32)
+            scale[self.s_pending : self.s_hands + MAX_OTHERS] = self.card_scale
+            scale[self.s_totals : self.s_players] = target
+            self._scales[target] = scale
+        return scale
 
 
 @lru_cache(maxsize=8)
@@ -175,20 +240,19 @@ def _others(players: int) -> np.ndarray:
     return (np.arange(players)[:, None] + np.arange(1, players)[None, :]) % players
 
 
-@lru_cache(maxsize=16)
-def _scalar_scale(target: int) -> np.ndarray:
-    """The divisor of each scalar entry: 36 for card counts, the target for totals."""
-    scale = np.ones(OBS_SIZE - NUM_FLAGS, dtype=np.float32)
-    scale[_S_PENDING : _S_HANDS + MAX_OTHERS] = CARD_SCALE
-    scale[_S_TOTALS:_S_PLAYERS] = target
-    return scale
+_ENCODINGS: dict[int, _Encoding] = {}
 
 
-_SEAT_STRIDES = (
-    MAX_PLAYERS * MAX_PLAYERS * (MAX_PLAYERS + 1),
-    MAX_PLAYERS * (MAX_PLAYERS + 1),
-    MAX_PLAYERS + 1,
-)
+def _encoding(cards: int) -> _Encoding:
+    """The (cached) encoding of a deck size."""
+    encoding = _ENCODINGS.get(cards)
+    if encoding is None:
+        encoding = _ENCODINGS[cards] = _Encoding(cards)
+    return encoding
+
+
+_E36 = _encoding(NUM_CARDS)
+NUM_FLAGS = _E36.num_flags  # the 0/1 entries of a 36-card observation
 
 
 def observe(
@@ -219,8 +283,11 @@ def observe(
         seat = np.broadcast_to(np.asarray(seat), (B,)).astype(np.intp)
         if seat.size and (seat.min() < 0 or seat.max() >= P):
             raise ValueError(f"seat must be in 0..{P - 1}, got {np.unique(seat).tolist()}")
-    call = state.tables.call
-    width = OBS_SIZE + 1 if call else OBS_SIZE
+    tables = state.tables
+    enc = _ENCODINGS.get(tables.deck.cards) or _encoding(tables.deck.cards)
+    size, flags, cards = enc.size, enc.num_flags, enc.cards
+    call = tables.call
+    width = size + 1 if call else size
     obs = np.empty((B, width), dtype=np.float32) if out is None else out
     hands = rows(state.hand)
     discard_bits = rows(state.discard_bits)
@@ -228,11 +295,11 @@ def observe(
     local = np.arange(B)
 
     visible = (phase == PHASE_AFTER_DRAW) & (current == seat)  # the drawer sees its card
-    drawn = np.where(visible, rows(state.drawn_card), _NO_DRAWN)
-    top_suit = rows(state.top_card).astype(np.intp) * _SUITS_SLOTS + (
-        rows(state.ordered_suit) % _SUITS_SLOTS
+    drawn = np.where(visible, rows(state.drawn_card), enc.no_drawn)
+    top_suit = rows(state.top_card).astype(np.intp) * enc.suits_slots + (
+        rows(state.ordered_suit) % enc.suits_slots
     )
-    phase_drawn = phase.astype(np.intp) * _DRAWN_SLOTS + drawn
+    phase_drawn = phase.astype(np.intp) * enc.drawn_slots + drawn
     seat_key = (
         rows(state.in_match).astype(np.intp) * _SEAT_STRIDES[0]
         + seat * _SEAT_STRIDES[1]
@@ -240,49 +307,35 @@ def observe(
         + current % (MAX_PLAYERS + 1)
     )
     # np.take gathers whole rows several times faster than fancy indexing does.
-    words = np.take(_TOP_SUIT_WORDS, top_suit, axis=0)
-    words |= np.take(_PHASE_DRAWN_WORDS, phase_drawn, axis=0)
-    words |= np.take(_seat_words(P), seat_key, axis=0)
+    words = np.take(enc.top_suit_words, top_suit, axis=0)
+    words |= np.take(enc.phase_drawn_words, phase_drawn, axis=0)
+    words |= np.take(enc.seat_words(P), seat_key, axis=0)
     own = local * P + seat  # flat indices of the observer's cells in (B, P) arrays
-    words[:, 0] |= hands.reshape(-1)[own] | (discard_bits << _U64(NUM_CARDS))
-    words[:, 1] |= discard_bits >> _U64(64 - NUM_CARDS)
-    obs[:, :NUM_FLAGS] = np.unpackbits(
-        words.view(np.uint8).reshape(B, 8 * _WORDS), axis=1, count=NUM_FLAGS, bitorder="little"
+    # hand: bits 0..N-1, discard: bits N..2N-1 (across words 0 and 1)
+    words[:, 0] |= hands.reshape(-1)[own] | (discard_bits << _U64(cards))
+    words[:, 1] |= discard_bits >> _U64(64 - cards)
+    obs[:, :flags] = np.unpackbits(
+        words.view(np.uint8).reshape(B, enc.flag_bytes), axis=1, count=flags, bitorder="little"
     )
 
     # The scalars go through a small contiguous block: one strided pass over ``obs``.
-    scalars = np.zeros((B, OBS_SIZE - NUM_FLAGS), dtype=np.float32)
+    scalars = np.zeros((B, size - flags), dtype=np.float32)
     totals = rows(state.totals)
     others = (local * P)[:, None] + _others(P)[seat]  # flat indices into (B, P) arrays
-    scalars[:, _S_PENDING] = rows(state.pending)
-    scalars[:, _S_STOCK] = rows(state.stock_size)
-    scalars[:, _S_HANDS : _S_HANDS + P - 1] = np.bitwise_count(hands).reshape(-1)[others]
-    scalars[:, _S_TOTALS : _S_TOTALS + P - 1] = totals.reshape(-1)[others]
-    scalars[:, _S_OWN_TOTAL] = totals.reshape(-1)[own]
-    scalars /= _scalar_scale(state.tables.target)  # one contiguous pass
-    scalars[:, _S_PLAYERS] = P / MAX_PLAYERS
+    s_hands, s_totals = enc.s_hands, enc.s_totals
+    scalars[:, enc.s_pending] = rows(state.pending)
+    scalars[:, enc.s_stock] = rows(state.stock_size)
+    scalars[:, s_hands : s_hands + P - 1] = np.bitwise_count(hands).reshape(-1)[others]
+    scalars[:, s_totals : s_totals + P - 1] = totals.reshape(-1)[others]
+    scalars[:, enc.s_own_total] = totals.reshape(-1)[own]
+    scalars /= enc.scalar_scale(tables.target)  # one contiguous pass
+    scalars[:, enc.s_players] = P / MAX_PLAYERS
     if call:
-        obs[:, NUM_FLAGS:OBS_SIZE] = scalars
-        obs[:, OBS_SIZE] = phase == PHASE_CALL
+        obs[:, flags:size] = scalars
+        obs[:, size] = phase == PHASE_CALL
     else:
-        obs[:, NUM_FLAGS:] = scalars
+        obs[:, flags:] = scalars
     return obs
-
-
-# The same tables as Python integers (all words of an entry in one), for one game at a
-# time: the AEC env's batch of one, where a numpy call costs more than the work it does.
-def _as_ints(words: np.ndarray) -> list[int]:
-    return [sum(int(w) << (64 * i) for i, w in enumerate(row)) for row in words]
-
-
-_TOP_SUIT_INTS = _as_ints(_TOP_SUIT_WORDS)
-_PHASE_DRAWN_INTS = _as_ints(_PHASE_DRAWN_WORDS)
-_FLAG_BYTES = 8 * _WORDS
-
-
-@lru_cache(maxsize=8)
-def _seat_ints(players: int) -> list[int]:
-    return _as_ints(_seat_words(players))
 
 
 def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
@@ -294,15 +347,18 @@ def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
     P = state.players
     if not 0 <= seat < P:
         raise ValueError(f"seat must be in 0..{P - 1}, got {seat}")
+    tables = state.tables
+    enc = _ENCODINGS.get(tables.deck.cards) or _encoding(tables.deck.cards)
     current = int(state.current_player[game])
     phase = int(state.phase[game])
     visible = phase == PHASE_AFTER_DRAW and current == seat
-    drawn = int(state.drawn_card[game]) if visible else _NO_DRAWN
-    top_suit = _TOP_SUIT_INTS[
-        int(state.top_card[game]) * _SUITS_SLOTS + int(state.ordered_suit[game]) % _SUITS_SLOTS
+    drawn = int(state.drawn_card[game]) if visible else enc.no_drawn
+    slots = enc.suits_slots
+    top_suit = enc.top_suit_ints[
+        int(state.top_card[game]) * slots + int(state.ordered_suit[game]) % slots
     ]
-    phase_drawn = _PHASE_DRAWN_INTS[phase * _DRAWN_SLOTS + drawn]
-    seat_bits = _seat_ints(P)[
+    phase_drawn = enc.phase_drawn_ints[phase * enc.drawn_slots + drawn]
+    seat_bits = enc.seat_ints(P)[
         int(state.in_match[game]) * _SEAT_STRIDES[0]
         + seat * _SEAT_STRIDES[1]
         + int(state.dealer[game]) * _SEAT_STRIDES[2]
@@ -314,20 +370,21 @@ def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
         | phase_drawn
         | seat_bits
         | hands[seat]
-        | int(state.discard_bits[game]) << NUM_CARDS
+        | int(state.discard_bits[game]) << enc.cards
     )
-    packed = np.frombuffer(flags.to_bytes(_FLAG_BYTES, "little"), dtype=np.uint8)
-    call = state.tables.call
-    obs = np.empty(OBS_SIZE + 1 if call else OBS_SIZE, dtype=np.float32)
-    obs[:NUM_FLAGS] = np.unpackbits(packed, count=NUM_FLAGS, bitorder="little")
+    packed = np.frombuffer(flags.to_bytes(enc.flag_bytes, "little"), dtype=np.uint8)
+    call = tables.call
+    size, num_flags, scale = enc.size, enc.num_flags, enc.card_scale
+    obs = np.empty(size + 1 if call else size, dtype=np.float32)
+    obs[:num_flags] = np.unpackbits(packed, count=num_flags, bitorder="little")
     totals = state.totals[game].tolist()
     others = [(seat + k) % P for k in range(1, P)]
     padding = [0.0] * (MAX_OTHERS - (P - 1))
-    target = state.tables.target
-    obs[NUM_FLAGS:OBS_SIZE] = [
-        int(state.pending[game]) / CARD_SCALE,
-        int(state.stock_size[game]) / CARD_SCALE,
-        *[hands[other].bit_count() / CARD_SCALE for other in others],
+    target = tables.target
+    obs[num_flags:size] = [
+        int(state.pending[game]) / scale,
+        int(state.stock_size[game]) / scale,
+        *[hands[other].bit_count() / scale for other in others],
         *padding,
         *[totals[other] / target for other in others],
         *padding,
@@ -335,7 +392,7 @@ def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
         P / MAX_PLAYERS,
     ]
     if call:
-        obs[OBS_SIZE] = phase == PHASE_CALL
+        obs[size] = phase == PHASE_CALL
     return obs
 
 
@@ -343,17 +400,19 @@ class ObservationView:
     """Named, decoded views of a batch of observation vectors (for bots and tests).
 
     >>> view = ObservationView(obs, target=101)
-    >>> view.hand        # (N, 36) bool
+    >>> view.hand        # (N, 36) bool (N, 52) with cards=52
     >>> view.top_card    # (N,) int, -1 on an empty table
     """
 
-    def __init__(self, obs: np.ndarray, target: int = 101):
+    def __init__(self, obs: np.ndarray, target: int = 101, cards: int = NUM_CARDS):
         self.obs = np.atleast_2d(obs)
         self.target = target
+        self.cards = cards
+        self.layout = _encoding(cards).layout
 
     def field(self, name: str) -> np.ndarray:
         """The raw float slice of one field."""
-        return self.obs[:, LAYOUT[name]]
+        return self.obs[:, self.layout[name]]
 
     def _one_hot(self, name: str) -> np.ndarray:
         """The set slot of a one-hot block, or -1 for its "none" slot."""
@@ -391,11 +450,11 @@ class ObservationView:
 
     @property
     def pending(self) -> np.ndarray:
-        return np.rint(self.field("pending")[:, 0] * CARD_SCALE).astype(np.int64)
+        return np.rint(self.field("pending")[:, 0] * self.cards).astype(np.int64)
 
     @property
     def stock_size(self) -> np.ndarray:
-        return np.rint(self.field("stock_size")[:, 0] * CARD_SCALE).astype(np.int64)
+        return np.rint(self.field("stock_size")[:, 0] * self.cards).astype(np.int64)
 
     @property
     def num_players(self) -> np.ndarray:
@@ -403,7 +462,7 @@ class ObservationView:
 
     @property
     def others_hand_size(self) -> np.ndarray:
-        return np.rint(self.field("others_hand_size") * CARD_SCALE).astype(np.int64)
+        return np.rint(self.field("others_hand_size") * self.cards).astype(np.int64)
 
     @property
     def others_total(self) -> np.ndarray:
@@ -425,11 +484,12 @@ def observation_space(rules: Rules | str | None = None) -> spaces.Dict:
     rules = None if rules is None else load_rules(rules)
     size = OBS_SIZE if rules is None else obs_size(rules)
     actions = NUM_ACTIONS if rules is None else rules.num_actions
+    enc = _encoding(NUM_CARDS if rules is None else rules.deck)
     low = np.zeros(size, dtype=np.float32)
     high = np.ones(size, dtype=np.float32)
-    high[NUM_FLAGS:OBS_SIZE] = np.inf  # sizes and totals, scaled but unbounded
+    high[enc.num_flags : enc.size] = np.inf  # sizes and totals, scaled but unbounded
     for name in ("others_total", "own_total"):
-        low[LAYOUT[name]] = -np.inf  # finish bonuses can take a total below zero
+        low[enc.layout[name]] = -np.inf  # finish bonuses can take a total below zero
     return spaces.Dict(
         {
             "observation": spaces.Box(low=low, high=high, dtype=np.float32),

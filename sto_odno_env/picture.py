@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .cards import (
-    NO_CARD,
     NUM_CARDS,
     PHASE_DONE,
     PHASE_NAMES,
     RANK_NAMES,
+    Deck,
     rank_of,
     suit_of,
 )
@@ -149,13 +149,17 @@ def suit_shapes(suit: int, x: float, y: float, size: float, fill: str | None = N
     return shapes
 
 
-def card_shapes(card: int, x: float, y: float) -> list:
-    """A card face up: rank and suit in the corner, a large suit symbol in the middle."""
-    suit, rank = suit_of(card), rank_of(card)
+def card_shapes(card: int, x: float, y: float, deck: Deck | None = None) -> list:
+    """A card face up: rank and suit in the corner, a large suit symbol in the middle (ids
+    of ``deck``, the 36-card one by default)."""
+    if deck is None:
+        suit, rank_name = suit_of(card), RANK_NAMES[rank_of(card)]
+    else:
+        suit, rank_name = deck.suit_of(card), deck.rank_names[deck.rank_of(card)]
     colour = suit_colour(suit)
     return [
         Rect(x, y, CARD_W, CARD_H, CARD_FACE, CARD_EDGE, 4),
-        Text(x + 4, y + 15, RANK_NAMES[rank], 13, colour, bold=True),
+        Text(x + 4, y + 15, rank_name, 13, colour, bold=True),
         *suit_shapes(suit, x + 4, y + 19, 9),
         *suit_shapes(suit, x + CARD_W - 24, y + CARD_H - 25, 19),
     ]
@@ -175,8 +179,8 @@ def picture_size(players: int) -> tuple[int, int]:
     return HEADER_H + TABLE_H + players * ROW_H + MARGIN, WIDTH
 
 
-def _cards(bits: int) -> list[int]:
-    return [c for c in range(NUM_CARDS) if bits >> c & 1]
+def _cards(bits: int, cards: int = NUM_CARDS) -> list[int]:
+    return [c for c in range(cards) if bits >> c & 1]
 
 
 def _fan(count: int) -> float:
@@ -228,9 +232,10 @@ def scene(
         shapes.append(Rect(x, y, CARD_W, CARD_H, FELT_LIGHT, DIM, 4))
     shapes.append(Text(x + CARD_W / 2, y + CARD_H + 16, f"stock {stock}", 12, INK, "middle"))
     x += CARD_W + 50
+    deck = state.tables.deck
     top = int(state.top_card[game])
-    if top != NO_CARD:
-        shapes += card_shapes(top, x, y)
+    if top != deck.no_card:
+        shapes += card_shapes(top, x, y, deck)
     else:
         shapes.append(Rect(x, y, CARD_W, CARD_H, FELT_LIGHT, DIM, 4))
     discard = int(state.discard_size[game])
@@ -264,9 +269,9 @@ def scene(
         step = _fan(count)
         cards_y = top_y + (ROW_H - CARD_H) / 2
         face_up = view is None or view == seat
-        for index, card in enumerate(_cards(bits)):
+        for index, card in enumerate(_cards(bits, deck.cards)):
             cx = HAND_X + index * step
-            shapes += card_shapes(card, cx, cards_y) if face_up else back_shapes(cx, cards_y)
+            shapes += card_shapes(card, cx, cards_y, deck) if face_up else back_shapes(cx, cards_y)
     return (height, width), shapes
 
 

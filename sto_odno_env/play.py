@@ -25,14 +25,11 @@ import numpy as np
 
 from . import engine
 from .cards import (
-    DRAW,
-    NUM_CARDS,
-    ORDER_BASE,
-    PASS,
     PHASE_ORDER,
     SUIT_LETTERS,
     SUIT_SYMBOLS,
     CardParseError,
+    Deck,
     action_name,
     card_name,
     parse_card,
@@ -90,33 +87,34 @@ def parse_move(text: str, state: engine.State, game: int = 0) -> int:
         if 1 <= number <= len(legal):
             return legal[number - 1]
         raise MoveError(f"there is no move {number}; choose 1 to {len(legal)}")
+    deck = state.tables.deck
     if int(state.phase[game]) == PHASE_ORDER:
         if word in _SUIT_WORDS:
-            return ORDER_BASE + _SUIT_WORDS[word]
+            return deck.order_base + _SUIT_WORDS[word]
         raise MoveError(f"{text.strip()!r} is not a suit: name one of ♠ ♣ ♦ ♥ (s c d h)")
     if word in ("d", "draw"):
-        if DRAW in legal:
-            return DRAW
-        raise MoveError("you cannot draw now; " + _legal_words(legal))
+        if deck.draw in legal:
+            return deck.draw
+        raise MoveError("you cannot draw now; " + _legal_words(legal, deck))
     if word in ("p", "pass"):
-        if PASS in legal:
-            return PASS
-        raise MoveError("you cannot pass now; " + _legal_words(legal))
+        if deck.pass_ in legal:
+            return deck.pass_
+        raise MoveError("you cannot pass now; " + _legal_words(legal, deck))
     try:
-        card = parse_card(text.strip())
+        card = parse_card(text.strip(), deck)
     except CardParseError as error:
         raise MoveError(str(error)) from None
     hand = int(state.hand[game, int(state.current_player[game])])
-    name = card_name(card)
+    name = card_name(card, deck)
     if not hand >> card & 1:
         raise MoveError(f"you do not hold {name}")
     if card not in legal:
-        raise MoveError(f"{name} cannot be played now; " + _legal_words(legal))
+        raise MoveError(f"{name} cannot be played now; " + _legal_words(legal, deck))
     return card
 
 
-def _legal_words(legal: Sequence[int]) -> str:
-    return "legal: " + ", ".join(action_name(action) for action in legal)
+def _legal_words(legal: Sequence[int], deck: Deck | None = None) -> str:
+    return "legal: " + ", ".join(action_name(action, deck) for action in legal)
 
 
 class Reader:
@@ -225,7 +223,8 @@ class HumanMatch:
             self._print_recent("Since your last turn")
             title = f"Round {int(state.round[0]) + 1} · turn {int(state.turn[0]) + 1}"
             hand = int(state.hand[0, self.seat])
-            playable = sum(1 << a for a in legal_actions(state) if a < NUM_CARDS)
+            cards = state.tables.deck.cards
+            playable = sum(1 << a for a in legal_actions(state) if a < cards)
             screen.block(
                 title,
                 [
@@ -252,6 +251,7 @@ class HumanMatch:
 def replay_session(playback: Playback, screen: Screen, reader: Reader) -> None:
     """Step through a recorded match with every hand shown: ``n``/Enter, ``b``, a line."""
     names = [f"player {p}" for p in range(playback.players)]
+    screen.deck = playback.rules.deck_spec
     index, count = 0, len(playback.frames)
     while True:
         frame = playback.frames[index]
@@ -412,6 +412,7 @@ def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
         f"101 · rules {rules.name} · {players} players · seed {seed} · you are seat "
         f"{args.seat} · {HELP}"
     )
+    screen.deck = rules.deck_spec
     match = HumanMatch(rules, players, args.seat, opponents, seat_names_, seed, screen, reader)
     code, note = 0, None
     try:

@@ -8,8 +8,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from .cards import (
-    NO_CARD,
-    NUM_CARDS,
     PHASE_DONE,
     PHASE_NAMES,
     SUIT_SYMBOLS,
@@ -36,18 +34,19 @@ class RecentMoves:
             self.moves.append(event)
 
 
-def _cards(bits: int) -> str:
-    return " ".join(card_name(c) for c in range(NUM_CARDS) if bits >> c & 1) or "-"
+def _cards(bits: int, deck=None) -> str:
+    cards = 36 if deck is None else deck.cards
+    return " ".join(card_name(c, deck) for c in range(cards) if bits >> c & 1) or "-"
 
 
-def _move_text(event: dict[str, Any], names: list[str]) -> str:
+def _move_text(event: dict[str, Any], names: list[str], deck=None) -> str:
     kind = event["type"]
     if kind == "action":
-        text = f"{names[event['player']]}: {action_name(event['action'])}"
+        text = f"{names[event['player']]}: {action_name(event['action'], deck)}"
         return text + (" (forced)" if event["forced"] else "")
     if kind == "steal":
         return (
-            f"{names[event['player']]} steals {card_name(event['card'])} from "
+            f"{names[event['player']]} steals {card_name(event['card'], deck)} from "
             f"{names[event['from']]}"
         )
     if kind == "reshuffle":
@@ -56,7 +55,7 @@ def _move_text(event: dict[str, Any], names: list[str]) -> str:
         return f"round {event['round']} dealt by {names[event['dealer']]}"
     last = event["last_card"]
     return f"round over: {names[event['finisher']]} finished" + (
-        f" on {card_name(last)}" if last is not None else " (last card stolen)"
+        f" on {card_name(last, deck)}" if last is not None else " (last card stolen)"
     )
 
 
@@ -88,7 +87,8 @@ def _round_text(
     else:
         return f"round {event['round']} dealt by {names[dealer]}"
     opening = event["deck"][len(seats_in) * tables.hand_size - 1]
-    text = f"round {event['round']} dealt by {names[dealer]}, opening card {card_name(opening)}"
+    name = card_name(opening, tables.deck)
+    text = f"round {event['round']} dealt by {names[dealer]}, opening card {name}"
     decides = bool(tables.order_suit[opening] or tables.cover[opening])
     expected = dealer if decides else _after(dealer, seats_in)
     actors = [move["player"] for move in this_round if move["type"] == "action"]
@@ -124,6 +124,7 @@ def render_game(
     ``show_seat`` is the seat whose cards are shown (default: the player to act).
     """
     players = state.players
+    deck = state.tables.deck
     names = names or [f"player_{p}" for p in range(players)]
     current = int(state.current_player[game])
     phase = int(state.phase[game])
@@ -137,7 +138,7 @@ def render_game(
             if phase == PHASE_DONE
             else f"{names[current]} to act ({PHASE_NAMES[phase]})"
         ),
-        f"top card: {card_name(top) if top != NO_CARD else '(empty table)'}"
+        f"top card: {card_name(top, deck) if top != deck.no_card else '(empty table)'}"
         + (f" · ordered suit: {SUIT_SYMBOLS[suit]}" if suit >= 0 else "")
         + (f" · penalty pending: {int(state.pending[game])}" if state.pending[game] else ""),
         f"stock: {plural(int(state.stock_size[game]), 'card')} · discard pile: "
@@ -149,7 +150,7 @@ def render_game(
         bits = int(state.hand[game, seat])
         out = not (int(state.in_match[game]) >> seat & 1)
         marks = ("*" if seat == current else " ") + ("D" if seat == state.dealer[game] else " ")
-        hand = _cards(bits) if seat == shown and shown >= 0 else ("(out)" if out else "")
+        hand = _cards(bits, deck) if seat == shown and shown >= 0 else ("(out)" if out else "")
         lines.append(
             f"{marks} {names[seat]:<10} {bits.bit_count():>5} "
             f"{int(state.totals[game, seat]):>6}  {hand}"
@@ -157,14 +158,16 @@ def render_game(
     if phase != PHASE_DONE and shown == current:
         bits = int(state.legal_bits[game])
         legal = [
-            f"{a} = {action_name(a)}" for a in range(state.tables.num_actions) if bits >> a & 1
+            f"{a} = {action_name(a, deck)}"
+            for a in range(state.tables.num_actions)
+            if bits >> a & 1
         ]
         lines += ["", f"legal actions (id = move): {', '.join(legal)}"]
     moves = list(moves)
     recent = [
         _round_text(state, game, moves, index, names)
         if event["type"] == "round"
-        else _move_text(event, names)
+        else _move_text(event, names, deck)
         for index, event in enumerate(moves)
     ]
     if recent:
@@ -174,16 +177,18 @@ def render_game(
 
 def describe(state: State, game: int = 0) -> str:
     """A one-game text dump for debugging (the envs have the readable :func:`render_game`)."""
+    deck = state.tables.deck
+    top = int(state.top_card[game])
     lines = [
         f"round {int(state.round[game])} turn {int(state.turn[game])} "
         f"phase {PHASE_NAMES[state.phase[game]]} player {int(state.current_player[game])} "
         f"dealer {int(state.dealer[game])}",
-        f"top {card_name(int(state.top_card[game])) if state.top_card[game] != NO_CARD else '-'}"
+        f"top {card_name(top, deck) if top != deck.no_card else '-'}"
         f" ordered {int(state.ordered_suit[game])} stock {int(state.stock_size[game])}"
         f" pending {int(state.pending[game])}",
     ]
     for seat in range(state.players):
         bits = int(state.hand[game, seat])
-        cards = " ".join(card_name(c) for c in range(NUM_CARDS) if bits >> c & 1)
+        cards = " ".join(card_name(c, deck) for c in range(deck.cards) if bits >> c & 1)
         lines.append(f"  seat {seat}: total {int(state.totals[game, seat])} [{cards}]")
     return "\n".join(lines)

@@ -4,9 +4,9 @@
 and every other line must be exactly the event the engine produces at that point (a round's
 deal and dealer, a reshuffle, a steal, a round end with its points and totals, the match end
 and its ranking). Random events are taken from the record, after checking that they are
-possible: a deck is a permutation of the 36 cards, a reshuffled stock is the pile but its
-top card (in order, under ``flip``), a stolen card was in the victim's hand. The first line
-that breaks the rules raises a :class:`RecordError` naming the file and the line.
+possible: a deck is a permutation of the rule set's 36 (or 52) cards, a reshuffled stock is
+the pile but its top card (in order, under ``flip``), a stolen card was in the victim's hand.
+The first line that breaks the rules raises a :class:`RecordError` naming the file and the line.
 
     python -m sto_odno_env.replay FILE.jsonl [FILE.jsonl ...]
 """
@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from . import cli, engine
-from .cards import NUM_CARDS
 from .rules import Rules, RulesError
 
 EVENT_FIELDS = {
@@ -109,12 +108,13 @@ class RecordChance:
         self.matches = matches
 
     def deck(self, state, games):
-        decks = np.empty((len(games), NUM_CARDS), dtype=np.int8)
+        size = state.tables.deck.cards
+        decks = np.empty((len(games), size), dtype=np.int8)
         for row, game in enumerate(games.tolist()):
             lines = self.matches[game]
             deck = lines.peek("round")["deck"]
-            if sorted(deck) != list(range(NUM_CARDS)) or not all(type(c) is int for c in deck):
-                raise lines.error("the deck is not a permutation of the 36 card ids")
+            if sorted(deck) != list(range(size)) or not all(type(c) is int for c in deck):
+                raise lines.error(f"the deck is not a permutation of the {size} card ids")
             decks[row] = deck
         return decks
 
@@ -129,7 +129,7 @@ class RecordChance:
         return dealers
 
     def shuffle(self, state, games, cards, counts):
-        stocks = np.full((len(games), NUM_CARDS), -1, dtype=np.int8)
+        stocks = np.full((len(games), state.tables.deck.cards), -1, dtype=np.int8)
         for row, game in enumerate(games.tolist()):
             lines = self.matches[game]
             stock = lines.peek("reshuffle")["stock"]
@@ -147,7 +147,8 @@ class RecordChance:
         for row, game in enumerate(games.tolist()):
             lines = self.matches[game]
             card = lines.peek("steal")["card"]
-            if not 0 <= card < NUM_CARDS or not int(state.hand[game, victim[row]]) >> card & 1:
+            hand = int(state.hand[game, victim[row]])
+            if not 0 <= card < state.tables.deck.cards or not hand >> card & 1:
                 raise lines.error(
                     f"the stolen card {card} is not in the hand of player {int(victim[row])}"
                 )
@@ -177,6 +178,10 @@ class _CheckingTrace:
                 f"{event['dealer']}"
             )
         elif kind != "action":  # the replayer checked the action before applying it
+            if kind == "match":  # the 2 to 5 points at face value: listed or not
+                rules = self.state_ref[0].rules
+                recorded = {**recorded, "rules": _with_face_values(recorded["rules"], rules)}
+                event = {**event, "rules": _with_face_values(event["rules"], rules)}
             for key, value in event.items():
                 if key != "version" and recorded.get(key) != value:
                     raise lines.error(
@@ -217,6 +222,19 @@ def _split_matches(lines: _Lines) -> list[_Lines]:
     ]
 
 
+def _with_face_values(data: dict[str, Any], rules: Rules) -> dict[str, Any]:
+    """Rules data with the points of the ranks 2 to 5 filled in where a 52-card rule set
+    leaves them out at their default, face value (docs/rules.md §12): a record may list them
+    or not (``Rules.to_dict`` leaves them out, as the independent implementation does)."""
+    points = data.get("points")
+    if rules.deck != 52 or not isinstance(points, dict):
+        return data
+    filled = {rank: int(rank) for rank in ("2", "3", "4", "5") if rank not in points}
+    if not filled:
+        return data
+    return {**data, "points": {**filled, **points}}
+
+
 def _header(match: _Lines) -> tuple[Rules, int, int]:
     match.cursor = 0
     header = match.peek("match")
@@ -229,7 +247,7 @@ def _header(match: _Lines) -> tuple[Rules, int, int]:
         rules.check_players(header["players"])
     except RulesError as error:
         raise match.error(f"bad rules: {error}") from None
-    if rules.to_dict() != header["rules"]:
+    if _with_face_values(rules.to_dict(), rules) != _with_face_values(header["rules"], rules):
         raise match.error(
             "the rules object must list every key of docs/rules.md §11 in canonical form"
         )

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from .cards import (
-    RANK_NAMES,
+    DECK_SIZES,
     CardParseError,
+    Deck,
     card_name,
+    deck_of,
     parse_card,
     parse_rank,
 )
@@ -42,6 +44,7 @@ SWITCH_DEFAULTS: dict[str, Any] = {
     "leftover_bonus": "ordinary",
     "last_card_call": False,
     "call_penalty": 1,
+    "deck": 36,
 }
 
 
@@ -83,34 +86,58 @@ def plain(value: Any) -> Any:
     return value
 
 
-def merge_keyed(base: Mapping, override: Mapping, path: str) -> dict:
+def merge_keyed(base: Mapping, override: Mapping, path: str, deck: Deck | None = None) -> dict:
     merged = dict(base)
     for key, value in override.items():
-        canonical = canonical_key(key, path, allow_cards=path != "points")
+        canonical = canonical_key(key, path, allow_cards=path != "points", deck=deck)
         for existing in list(merged):
-            if canonical_key(existing, path, allow_cards=path != "points") == canonical:
+            if canonical_key(existing, path, allow_cards=path != "points", deck=deck) == canonical:
                 del merged[existing]
         merged[canonical] = value
     return merged
 
 
-def canonical_key(key: Any, path: str, *, allow_cards: bool = True) -> str:
-    """``"K♠"``, ``"KS"`` or ``"ks"`` → ``"K♠"``; ``6`` or ``"6"`` → ``"6"``."""
+def deck_value(value: Any) -> Deck:
+    """The ``deck`` key (docs/rules.md §12): 36 or 52 cards."""
+    if isinstance(value, bool) or value not in DECK_SIZES:
+        raise RulesError(f"deck: {value!r} is not allowed; allowed: 36 (6 to ace) or 52 (2 to ace)")
+    return deck_of(value)
+
+
+def lenient_deck(value: Any) -> Deck | None:
+    """The deck a rules mapping names, or None when the value is not a deck (its error
+    comes from the validation)."""
+    try:
+        return deck_value(value)
+    except RulesError:
+        return None
+
+
+def canonical_key(
+    key: Any, path: str, *, allow_cards: bool = True, deck: Deck | None = None
+) -> str:
+    """``"K♠"``, ``"KS"`` or ``"ks"`` → ``"K♠"``; ``6`` or ``"6"`` → ``"6"`` (ranks and cards
+    of ``deck``, the 36-card one by default; ``"2"``…``"5"`` only in the 52-card deck)."""
+    deck = deck or deck_of(36)
     if isinstance(key, bool):
         raise RulesError(f"{path}: key {key!r} is not a rank or card")
     try:
-        return RANK_NAMES[parse_rank(key)]
+        return deck.rank_names[parse_rank(key, deck)]
     except CardParseError:
         pass
     if allow_cards and isinstance(key, str):  # an int is a rank or nothing, never a card id
         try:
-            return card_name(parse_card(key))
+            return card_name(parse_card(key, deck), deck)
         except CardParseError:
             pass
-    allowed = "a rank (" + ", ".join(RANK_NAMES) + ")"
+    allowed = "a rank (" + ", ".join(deck.rank_names) + ")"
     if allow_cards:
         allowed += " or a card such as K♠ or KS"
-    raise RulesError(f"{path}: unknown key {key!r}; allowed: {allowed}")
+    hint = ""
+    low = str(key).strip().upper()
+    if deck.cards == 36 and (low in ("2", "3", "4", "5") or low[:-1] in ("2", "3", "4", "5")):
+        hint = " (ranks 2 to 5 exist only with deck: 52)"
+    raise RulesError(f"{path}: unknown key {key!r}{hint}; allowed: {allowed}")
 
 
 def expect_int(value: Any, path: str, minimum: int | None = None) -> int:

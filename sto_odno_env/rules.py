@@ -21,12 +21,10 @@ from typing import Any
 import yaml
 
 from .cards import (
-    NUM_ACTIONS,
-    NUM_CARDS,
-    RANK_NAMES,
     SUIT_SYMBOLS,
+    Deck,
     card_name,
-    rank_of,
+    deck_of,
 )
 from .rule_values import (
     AFTER_DRAW_RULES,
@@ -48,11 +46,13 @@ from .rule_values import (
     Effect,
     RulesError,
     canonical_key,
+    deck_value,
     entry,
     expect_bool,
     expect_choice,
     expect_int,
     expect_mapping,
+    lenient_deck,
     merge_keyed,
     plain,
     points_value,
@@ -94,11 +94,18 @@ class Rules:
     leftover_bonus: str = "ordinary"
     last_card_call: bool = False
     call_penalty: int = 1
+    deck: int = 36
+
+    @property
+    def deck_spec(self) -> Deck:
+        """The :class:`~sto_odno_env.cards.Deck` of the rule set (its card and action ids)."""
+        return deck_of(self.deck)
 
     @property
     def num_actions(self) -> int:
-        """The size of the action space: 42, or 43 with ``last_card_call`` (the call)."""
-        return NUM_ACTIONS + int(self.last_card_call)
+        """The size of the action space: the deck's plays, 4 orders, draw and pass (42 for 36
+        cards, 58 for 52), plus 1 with ``last_card_call`` (the call)."""
+        return self.deck_spec.actions(self.last_card_call)
 
     # --- construction -------------------------------------------------------------------
 
@@ -148,9 +155,10 @@ class Rules:
                     f"base: {base_name!r} is not a preset; allowed: {', '.join(PRESETS)}"
                 )
             merged = Rules.preset(base_name).to_dict()
+            deck = lenient_deck(data.get("deck", merged.get("deck", 36)))
             for key, value in data.items():
                 if key in ("effects", "finish_bonus", "points") and isinstance(value, Mapping):
-                    merged[key] = merge_keyed(merged[key], value, key)
+                    merged[key] = merge_keyed(merged[key], value, key, deck)
                 else:
                     merged[key] = value
             data = merged
@@ -161,13 +169,24 @@ class Rules:
         merged = self.to_dict()
         for key, value in changes.items():
             merged[key] = plain(value)
+        new_deck = lenient_deck(merged.get("deck", 36))
+        if "points" not in changes and new_deck is not None and new_deck.cards != self.deck:
+            # A deck changed alone: the ranks the new deck lacks lose their points and the
+            # ranks it adds take their defaults (face value for 2 to 5).
+            merged["points"] = {
+                rank: value
+                for rank, value in merged["points"].items()
+                if rank in new_deck.rank_names
+            }
         return Rules.from_dict(merged)
 
     # --- export -------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The full rule set as plain data (the record's ``rules``): every key of §11, and
-        each §12 switch that is not at its default (so earlier records keep their form)."""
+        each §12 switch that is not at its default (so earlier records keep their form).
+        With ``deck: 52`` the points of the ranks 2 to 5 are listed only where they are not
+        their face value (their default)."""
         data = {
             "name": self.name,
             "players": list(self.players),
@@ -185,6 +204,9 @@ class Rules:
             "points": {
                 key: list(value) if isinstance(value, tuple) else value
                 for key, value in self.points.items()
+                # deck 52: a rank 2 to 5 at its default (face value) is left out, as a
+                # switch at its default is, so the nine keys of §11 stay the record's form
+                if not (key in FACE_VALUE_RANKS and value == int(key))
             },
             "finish_bonus": {key: dataclasses.asdict(b) for key, b in self.finish_bonus.items()},
             "target": self.target,
@@ -212,17 +234,24 @@ class Rules:
 
     # --- per-card lookups (the engine compiles these into tables) -------------------------
 
+    def _names(self, card: int) -> tuple[str, str]:
+        """A card's key (``"K♠"``) and its rank's key (``"K"``) in this rule set's deck."""
+        deck = self.deck_spec
+        return card_name(card, deck), deck.rank_names[deck.rank_of(card)]
+
     def effect_of(self, card: int) -> Effect:
         """The effect of a card: its card key if present, else its rank key, else none."""
-        if card_name(card) in self.effects:
-            return self.effects[card_name(card)]
-        return self.effects.get(RANK_NAMES[rank_of(card)], Effect())
+        name, rank = self._names(card)
+        if name in self.effects:
+            return self.effects[name]
+        return self.effects.get(rank, Effect())
 
     def bonus_of(self, card: int) -> Bonus:
         """The finish bonus of a card: its card key if present, else its rank key, else none."""
-        if card_name(card) in self.finish_bonus:
-            return self.finish_bonus[card_name(card)]
-        return self.finish_bonus.get(RANK_NAMES[rank_of(card)], Bonus())
+        name, rank = self._names(card)
+        if name in self.finish_bonus:
+            return self.finish_bonus[name]
+        return self.finish_bonus.get(rank, Bonus())
 
     def points_of(self, card: int) -> int:
         """The points a card in hand scores at round end (``high`` of a ``[low, high]``
@@ -231,20 +260,18 @@ class Rules:
 
     def points_range(self, card: int) -> tuple[int, int]:
         """``(low, high)`` points of a card in hand; ``low == high`` for a single value."""
-        value = self.points[RANK_NAMES[rank_of(card)]]
+        value = self.points[self._names(card)[1]]
         return value if isinstance(value, tuple) else (value, value)
 
     def has_bonus(self, card: int) -> bool:
         """Whether a card has a finish_bonus entry (a bonus card of §12, even ``{}``)."""
-        return card_name(card) in self.finish_bonus or RANK_NAMES[rank_of(card)] in (
-            self.finish_bonus
-        )
+        name, rank = self._names(card)
+        return name in self.finish_bonus or rank in self.finish_bonus
 
     def holds_to_win(self, card: int) -> bool:
         """Whether holding ``card`` at a round's end scores 0 (``holder_wins``, §12)."""
-        return card_name(card) in self.holder_wins or RANK_NAMES[rank_of(card)] in (
-            self.holder_wins
-        )
+        name, rank = self._names(card)
+        return name in self.holder_wins or rank in self.holder_wins
 
     def check_players(self, players: int) -> None:
         """Raise a RulesError unless ``players`` is allowed by this rule set."""
@@ -259,6 +286,7 @@ class Rules:
 # --- validation ---------------------------------------------------------------------------
 
 _TOP_LEVEL = tuple(field.name for field in dataclasses.fields(Rules))
+FACE_VALUE_RANKS = ("2", "3", "4", "5")
 _REQUIRED = tuple(key for key in _TOP_LEVEL if key not in SWITCH_DEFAULTS)
 
 
@@ -292,12 +320,15 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
         )
     out["players"] = (low, high)
 
+    deck = deck_value(data.get("deck", 36))
+    out["deck"] = deck.cards
     out["hand_size"] = expect_int(data["hand_size"], "hand_size", minimum=1)
-    if out["hand_size"] * high > NUM_CARDS - 1:
+    if out["hand_size"] * high > deck.cards - 1:
+        more = " (or deck: 52)" if deck.cards == 36 and out["hand_size"] * high <= 51 else ""
         raise RulesError(
             f"hand_size: {out['hand_size']} cards for up to {high} players needs "
             f"{out['hand_size'] * high} cards; the deal must leave the stock at least one of "
-            f"the {NUM_CARDS} cards (hand_size * players <= {NUM_CARDS - 1})"
+            f"the {deck.cards} cards (hand_size * players <= {deck.cards - 1}){more}"
         )
     out["opening"] = expect_choice(data["opening"], "opening", OPENINGS)
     if out["opening"] == "dealer_blind" and out["hand_size"] < 2:
@@ -308,7 +339,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
 
     effects = {}
     for key, value in expect_mapping(data["effects"], "effects").items():
-        canonical = canonical_key(key, "effects")
+        canonical = canonical_key(key, "effects", deck=deck)
         if canonical in effects:
             raise RulesError(f"effects: key {key!r} repeats {canonical!r}")
         effect = entry(value, f"effects.{canonical}", EFFECT_FIELDS, Effect)
@@ -332,19 +363,24 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     points_in = expect_mapping(data["points"], "points")
     points = {}
     for key, value in points_in.items():
-        canonical = canonical_key(key, "points", allow_cards=False)
+        canonical = canonical_key(key, "points", allow_cards=False, deck=deck)
         points[canonical] = points_value(value, f"points.{canonical}")
-    absent = [rank for rank in RANK_NAMES if rank not in points]
+    for rank in deck.rank_names:
+        if rank not in points and rank in FACE_VALUE_RANKS:
+            points[rank] = int(rank)  # deck 52: the ranks 2 to 5 default to face value
+    absent = [rank for rank in deck.rank_names if rank not in points]
     if absent:
+        count = {36: "nine", 52: "thirteen"}[deck.cards]
+        default = " (2 to 5 default to face value)" if deck.cards == 52 else ""
         raise RulesError(
-            f"points: rank {absent[0]!r} is missing; points needs exactly the nine rank "
-            f"keys {', '.join(RANK_NAMES)}"
+            f"points: rank {absent[0]!r} is missing; points needs exactly the {count} rank "
+            f"keys {', '.join(deck.rank_names)}{default}"
         )
-    out["points"] = MappingProxyType({rank: points[rank] for rank in RANK_NAMES})
+    out["points"] = MappingProxyType({rank: points[rank] for rank in deck.rank_names})
 
     bonuses = {}
     for key, value in expect_mapping(data["finish_bonus"], "finish_bonus").items():
-        canonical = canonical_key(key, "finish_bonus")
+        canonical = canonical_key(key, "finish_bonus", deck=deck)
         if canonical in bonuses:
             raise RulesError(f"finish_bonus: key {key!r} repeats {canonical!r}")
         bonuses[canonical] = entry(value, f"finish_bonus.{canonical}", BONUS_FIELDS, Bonus)
@@ -354,11 +390,11 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     out["reset_at_target"] = expect_bool(data["reset_at_target"], "reset_at_target")
     out["match_end"] = expect_choice(data["match_end"], "match_end", MATCH_ENDS)
     out["max_turns"] = expect_int(data["max_turns"], "max_turns", minimum=1)
-    _validate_switches(data, out)
+    _validate_switches(data, out, deck)
     return out
 
 
-def _validate_switches(data: dict[str, Any], out: dict[str, Any]) -> None:
+def _validate_switches(data: dict[str, Any], out: dict[str, Any], deck: Deck) -> None:
     """The optional §12 switches, each at its default when absent."""
     value = data.get("holder_wins", ())
     if not isinstance(value, list | tuple):
@@ -367,7 +403,7 @@ def _validate_switches(data: dict[str, Any], out: dict[str, Any]) -> None:
         )
     holders: list[str] = []
     for key in value:
-        canonical = canonical_key(key, "holder_wins")
+        canonical = canonical_key(key, "holder_wins", deck=deck)
         if canonical in holders:
             raise RulesError(f"holder_wins: {key!r} repeats {canonical!r}")
         holders.append(canonical)
@@ -391,6 +427,7 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
     bonus entry is created empty first, so ``finish_bonus.K♠.points=-50`` adds a bonus.
     """
     parts = dotted.split(".")
+    deck = lenient_deck(data.get("deck", 36))
     if not all(parts):
         raise RulesError(f"--set {dotted!r}: empty segment in the key path")
     node: Any = data
@@ -398,9 +435,9 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
         if not isinstance(node, dict):
             raise RulesError(f"--set {dotted!r}: {'.'.join(parts[:depth])} is not a mapping")
         if depth == 1 and parts[0] in ("effects", "finish_bonus", "points"):
-            canonical = canonical_key(part, parts[0])
+            canonical = canonical_key(part, parts[0], deck=deck)
             for existing in list(node):
-                if canonical_key(existing, parts[0]) == canonical:
+                if canonical_key(existing, parts[0], deck=deck) == canonical:
                     node[canonical] = node.pop(existing)
             part = canonical
             node.setdefault(part, {})
@@ -413,9 +450,9 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
         raise RulesError(f"--set {dotted!r}: {'.'.join(parts[:-1])} is not a mapping")
     last = parts[-1]
     if len(parts) == 2 and parts[0] in ("effects", "finish_bonus", "points"):
-        canonical = canonical_key(last, parts[0])
+        canonical = canonical_key(last, parts[0], deck=deck)
         for existing in list(node):
-            if canonical_key(existing, parts[0]) == canonical:
+            if canonical_key(existing, parts[0], deck=deck) == canonical:
                 del node[existing]
         last = canonical
     node[last] = value

@@ -22,19 +22,18 @@ from typing import Any
 import numpy as np
 
 from . import engine
-from .cards import CALL, DRAW, NUM_CARDS, ORDER_BASE, PASS, SUIT_SYMBOLS, action_name, card_name
+from .cards import SUIT_SYMBOLS, Deck, action_name, card_name
 from .cards import parse_card as _parse_card
 from .rules import Rules, load_rules
-from .tables import NO_CARD
 
 CardsSpec = str | Sequence[int | str]
 
 
-def cards_of(spec: CardsSpec) -> list[int]:
-    """Card ids from ``"Q♠ 10h"`` or a list of ids/names."""
+def cards_of(spec: CardsSpec, deck: Deck | int | None = None) -> list[int]:
+    """Card ids from ``"Q♠ 10h"`` or a list of ids/names (of ``deck``, 36 cards by default)."""
     if isinstance(spec, str):
-        return [_parse_card(token) for token in spec.replace(",", " ").split()]
-    return [_parse_card(card) for card in spec]
+        return [_parse_card(token, deck) for token in spec.replace(",", " ").split()]
+    return [_parse_card(card, deck) for card in spec]
 
 
 def deck_for(
@@ -52,13 +51,14 @@ def deck_for(
     the dealer's last dealt card; ``stock`` lists the stock's top cards, and the unnamed
     cards follow them in id order.
     """
+    deck_spec = rules.deck_spec
     seats = list(range(players)) if seats_in is None else sorted(seats_in)
     order = [seats[(seats.index(dealer) + 1 + i) % len(seats)] for i in range(len(seats))]
     size = rules.hand_size
     blind = rules.opening == "dealer_blind"
     per_seat = {}
     for seat in seats:
-        cards = cards_of(hands.get(seat, ""))
+        cards = cards_of(hands.get(seat, ""), deck_spec)
         want = size - 1 if blind and seat == dealer else size
         if len(cards) != want:
             raise ValueError(f"seat {seat} needs {want} cards, got {len(cards)}")
@@ -66,17 +66,17 @@ def deck_for(
     if blind:
         if opening is None:
             raise ValueError("dealer_blind needs an opening card")
-        per_seat[dealer] = per_seat[dealer] + cards_of(opening)
+        per_seat[dealer] = per_seat[dealer] + cards_of(opening, deck_spec)
     elif opening is not None:
         raise ValueError("leader_plays has no opening card")
     deck = []
     for j in range(size * len(seats)):
         seat = order[j % len(seats)]
         deck.append(per_seat[seat][j // len(seats)])
-    deck += cards_of(stock)
+    deck += cards_of(stock, deck_spec)
     if len(set(deck)) != len(deck):
         raise ValueError("a card is dealt twice")
-    deck += [card for card in range(NUM_CARDS) if card not in deck]
+    deck += [card for card in range(deck_spec.cards) if card not in deck]
     return deck
 
 
@@ -89,11 +89,12 @@ class ScriptedChance(engine.RandomChance):
         dealers: Sequence[int] = (),
         shuffles: Sequence[CardsSpec] = (),
         steals: Sequence[CardsSpec | int] = (),
+        deck: Deck | int | None = None,
     ):
-        self.decks = [list(deck) for deck in decks]
+        self.decks = [list(cards) for cards in decks]
         self.dealers = list(dealers)
-        self.shuffles = [cards_of(s) for s in shuffles]
-        self.steals = [cards_of(s)[0] if not isinstance(s, int) else s for s in steals]
+        self.shuffles = [cards_of(s, deck) for s in shuffles]
+        self.steals = [cards_of(s, deck)[0] if not isinstance(s, int) else s for s in steals]
 
     def deck(self, state, games):
         if self.decks:
@@ -111,7 +112,7 @@ class ScriptedChance(engine.RandomChance):
             pile = sorted(cards[0, : counts[0]].tolist())
             if sorted(stock) != pile:
                 raise ValueError(f"scripted shuffle {stock} is not the pile {pile}")
-            row = np.full((1, NUM_CARDS), -1, dtype=np.int8)
+            row = np.full((1, state.tables.deck.cards), -1, dtype=np.int8)
             row[0, : len(stock)] = stock[::-1]  # a stack: the top card last
             return row
         return super().shuffle(state, games, cards, counts)
@@ -149,9 +150,10 @@ class Game:
         if rule_changes:
             rules = rules.replace(**rule_changes)
         self.rules = rules
+        self.deck = rules.deck_spec
         first = []
         if deck is not None:
-            first = [list(cards_of(deck) if isinstance(deck, str) else deck)]
+            first = [list(cards_of(deck, self.deck) if isinstance(deck, str) else deck)]
         elif hands is not None:
             first = [deck_for(rules, players, dealer, hands, opening, stock)]
         self.chance = ScriptedChance(
@@ -159,6 +161,7 @@ class Game:
             dealers=[dealer],
             shuffles=shuffles,
             steals=steals,
+            deck=self.deck,
         )
         self.trace = engine.Trace(1)
         self.state = engine.init(
@@ -183,11 +186,11 @@ class Game:
     def legal(self) -> set[str]:
         """Names of the legal actions of the player to act."""
         bits = int(self.state.legal_bits[0])
-        return {action_name(a) for a in range(self.rules.num_actions) if bits >> a & 1}
+        return {action_name(a, self.deck) for a in range(self.rules.num_actions) if bits >> a & 1}
 
     def hand(self, seat: int) -> list[str]:
         bits = int(self.state.hand[0, seat])
-        return [card_name(c) for c in range(NUM_CARDS) if bits >> c & 1]
+        return [card_name(c, self.deck) for c in range(self.deck.cards) if bits >> c & 1]
 
     def hand_size(self, seat: int) -> int:
         return int(self.state.hand[0, seat]).bit_count()
@@ -203,7 +206,7 @@ class Game:
     @property
     def top(self) -> str | None:
         top = int(self.state.top_card[0])
-        return None if top == NO_CARD else card_name(top)
+        return None if top == self.deck.no_card else card_name(top, self.deck)
 
     @property
     def ordered_suit(self) -> str | None:
@@ -214,12 +217,12 @@ class Game:
     def stock(self) -> list[str]:
         """Stock cards, top first."""
         size = int(self.state.stock_size[0])
-        return [card_name(int(c)) for c in self.state.stock[0, :size][::-1]]
+        return [card_name(int(c), self.deck) for c in self.state.stock[0, :size][::-1]]
 
     @property
     def discard(self) -> list[str]:
         size = int(self.state.discard_size[0])
-        return [card_name(int(c)) for c in self.state.discard[0, :size]]
+        return [card_name(int(c), self.deck) for c in self.state.discard[0, :size]]
 
     @property
     def totals(self) -> list[int]:
@@ -243,18 +246,18 @@ class Game:
         return self
 
     def play(self, card: str | int) -> Game:
-        return self.act(_parse_card(card))
+        return self.act(_parse_card(card, self.deck))
 
     def order(self, suit: str) -> Game:
         symbols = {"♠": 0, "S": 0, "♣": 1, "C": 1, "♦": 2, "D": 2, "♥": 3, "H": 3}
-        return self.act(ORDER_BASE + symbols[suit.upper() if suit.isascii() else suit])
+        return self.act(self.deck.order_base + symbols[suit.upper() if suit.isascii() else suit])
 
     def draw(self) -> Game:
-        return self.act(DRAW)
+        return self.act(self.deck.draw)
 
     def pass_(self) -> Game:
-        return self.act(PASS)
+        return self.act(self.deck.pass_)
 
     def call(self) -> Game:
         """The last-card call (``last_card_call``, docs/rules.md §12)."""
-        return self.act(CALL)
+        return self.act(self.deck.call)

@@ -12,11 +12,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .cards import (
-    DRAW,
-    NO_CARD,
-    NUM_CARDS,
-    ORDER_BASE,
-    PASS,
+    DECK36,
     PHASE_AFTER_DRAW,
     PHASE_CALL,
     PHASE_COVER,
@@ -25,9 +21,9 @@ from .cards import (
     PHASE_ORDER,
     PHASE_RESPOND,
     SUIT_SYMBOLS,
+    Deck,
     action_name,
     card_name,
-    suit_of,
 )
 from .cli import plural
 from .engine import State
@@ -48,11 +44,14 @@ class Screen:
     """Writes game text to ``out``: rich markup on a terminal, plain text elsewhere.
 
     Every builder goes through :meth:`style` and :meth:`text`, so the plain path never
-    sees markup and the rich path never mistakes a name for a tag.
+    sees markup and the rich path never mistakes a name for a tag. Card and action ids are
+    those of ``deck`` (the 36-card deck by default); the builders that take a state set it
+    to the state's deck.
     """
 
-    def __init__(self, out: TextIO, use_rich: bool = False):
+    def __init__(self, out: TextIO, use_rich: bool = False, deck: Deck = DECK36):
         self.out = out
+        self.deck = deck
         self.console = None
         if use_rich:
             from rich.console import Console
@@ -80,10 +79,10 @@ class Screen:
 
     def card(self, card: int, strong: bool = False) -> str:
         """A card with its suit in colour (red for ♦ ♥)."""
-        name = card_name(card)
+        name = card_name(card, self.deck)
         if not self.rich:
             return name
-        style = "red" if suit_of(card) in RED_SUITS else "default"
+        style = "red" if self.deck.suit_of(card) in RED_SUITS else "default"
         return self.style(name, f"bold {style}" if strong else style)
 
     def suit(self, suit: int) -> str:
@@ -92,25 +91,28 @@ class Screen:
         return self.style(symbol, "red" if suit in RED_SUITS else "default")
 
     def hand(self, bits: int, highlight: int = 0) -> str:
-        """The cards of a 36-bit mask; cards in ``highlight`` (a mask) in bold."""
-        cards = [c for c in range(NUM_CARDS) if bits >> c & 1]
+        """The cards of a card mask; cards in ``highlight`` (a mask) in bold."""
+        cards = [c for c in range(self.deck.cards) if bits >> c & 1]
         return " ".join(self.card(c, strong=bool(highlight >> c & 1)) for c in cards) or "-"
 
     def action(self, action: int, state: State | None = None, game: int = 0) -> str:
         """An action in words, with the card or suit in colour."""
-        if action < NUM_CARDS:
+        if state is not None:
+            self.deck = state.tables.deck
+        deck = self.deck
+        if action < deck.cards:
             return "play " + self.card(action)
-        if ORDER_BASE <= action < DRAW:
-            return "order " + self.suit(action - ORDER_BASE)
-        if action == DRAW and state is not None:
+        if deck.order_base <= action < deck.draw:
+            return "order " + self.suit(action - deck.order_base)
+        if action == deck.draw and state is not None:
             phase = int(state.phase[game])
             if phase == PHASE_RESPOND:
                 return f"take the penalty ({plural(int(state.pending[game]), 'card')})"
             if phase == PHASE_COVER:
                 return "draw (to cover)"
-        if action == PASS and state is not None and int(state.phase[game]) == PHASE_COVER:
+        if action == deck.pass_ and state is not None and int(state.phase[game]) == PHASE_COVER:
             return "pass (give up the cover)"
-        return action_name(action)
+        return action_name(action, deck)
 
     # --- output -------------------------------------------------------------------------
 
@@ -153,8 +155,10 @@ def legal_actions(state: State, game: int = 0) -> list[int]:
 
 def situation(screen: Screen, state: State, game: int = 0) -> list[str]:
     """Top card, ordered suit, stock and pending penalty, and what the phase asks for."""
+    screen.deck = state.tables.deck
+    no_card = screen.deck.no_card
     top = int(state.top_card[game])
-    parts = ["top card " + (screen.card(top, strong=True) if top != NO_CARD else "(none)")]
+    parts = ["top card " + (screen.card(top, strong=True) if top != no_card else "(none)")]
     suit = int(state.ordered_suit[game])
     if suit >= 0:
         parts.append("ordered suit " + screen.suit(suit))
@@ -173,7 +177,7 @@ def situation(screen: Screen, state: State, game: int = 0) -> list[str]:
     }.get(phase)
     if hint:
         drawn = int(state.drawn_card[game])
-        lines.append(hint.format(drawn=screen.card(drawn) if drawn != NO_CARD else "a card"))
+        lines.append(hint.format(drawn=screen.card(drawn) if drawn != no_card else "a card"))
     return lines
 
 
@@ -188,6 +192,7 @@ def seat_lines(
 
     Marks: ``>`` to act, ``D`` dealer (leader under ``leader_plays``), ``out`` eliminated.
     """
+    screen.deck = state.tables.deck
     current = int(state.current_player[game])
     width = max(len(name) for name in names)
     lines = []

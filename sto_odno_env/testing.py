@@ -10,8 +10,8 @@ what every rule set must keep:
   action raises :class:`~sto_odno_env.engine.IllegalActionError` and changes nothing, and
   after a step every live game waits on a decision with at least two legal actions;
 * **determinism**: a game plays the same whatever the batch it is stepped in;
-* **conservation**: the 36 cards are always in exactly one place (a hand, the stock or the
-  pile), and the pile's card set matches the pile;
+* **conservation**: the deck's 36 (or 52) cards are always in exactly one place (a hand,
+  the stock or the pile), and the pile's card set matches the pile;
 * **records**: the record of every match replays through :mod:`sto_odno_env.replay`.
 """
 
@@ -22,10 +22,8 @@ import json
 import numpy as np
 
 from . import engine, rng
-from .cards import NUM_CARDS
 from .replay import replay_lines
 from .rules import Rules, load_rules
-from .tables import ALL_CARDS
 
 __all__ = ["api_test"]
 
@@ -114,6 +112,7 @@ def _check_masks_and_cards(rules: Rules, players: int, batch: int, steps: int, s
 
 def _check_cards(state: engine.State, where: str) -> None:
     """Every card in exactly one place, for every live game."""
+    cards, all_cards = state.tables.deck.cards, int(state.tables.all_cards)
     for game in np.flatnonzero(~state.done).tolist():
         stock = state.stock[game, : state.stock_size[game]].tolist()
         pile = state.discard[game, : state.discard_size[game]].tolist()
@@ -125,9 +124,9 @@ def _check_cards(state: engine.State, where: str) -> None:
             union |= 1 << card
         for hand in hands:
             union |= hand
-        assert seen == NUM_CARDS and union == int(ALL_CARDS), (
+        assert seen == cards and union == all_cards, (
             f"{where}: game {game} holds {seen} cards in hands, stock and pile "
-            f"({bin(union).count('1')} distinct); there are {NUM_CARDS}"
+            f"({bin(union).count('1')} distinct); there are {cards}"
         )
         pile_bits = sum(1 << card for card in pile)
         assert pile_bits == int(state.discard_bits[game]), (

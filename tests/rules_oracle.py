@@ -5,21 +5,38 @@ from __future__ import annotations
 
 import itertools
 
-from sto_odno_env.cards import NUM_CARDS, QUEEN, rank_of, suit_of
+from sto_odno_env.cards import RANK_NAMES, SUIT_SYMBOLS
 from sto_odno_env.rules import Rules
+
+ALL_RANKS = ("2", "3", "4", "5", *RANK_NAMES)
+
+
+def deck_cards(rules: Rules) -> list[tuple[str, str]]:
+    """§1, §12: the deck's cards as (rank, suit) names in id order: suit by suit, each
+    from the deck's lowest rank (6, or 2 with ``deck: 52``) to the ace."""
+    ranks = ALL_RANKS[len(ALL_RANKS) - rules.deck // 4 :]
+    return [(rank, suit) for suit in SUIT_SYMBOLS for rank in ranks]
 
 
 def playable(rules: Rules, top: int, ordered_suit: int) -> set[int]:
     """§2: the cards that may be played onto ``top`` (an empty table takes any card)."""
-    if top == NUM_CARDS:
-        return set(range(NUM_CARDS))
+    cards = deck_cards(rules)
+    if top == len(cards):
+        return set(range(len(cards)))
     if ordered_suit >= 0:
-        return {c for c in range(NUM_CARDS) if suit_of(c) == ordered_suit or rank_of(c) == QUEEN}
+        suit = SUIT_SYMBOLS[ordered_suit]
+        return {c for c, (r, s) in enumerate(cards) if s == suit or r == "Q"}
+    top_rank, top_suit = cards[top]
     return {
         c
-        for c in range(NUM_CARDS)
-        if suit_of(c) == suit_of(top) or rank_of(c) == rank_of(top) or rules.effect_of(c).wild
+        for c, (r, s) in enumerate(cards)
+        if s == top_suit or r == top_rank or rules.effect_of(c).wild
     }
+
+
+def same_rank(rules: Rules, card: int, other: int) -> bool:
+    cards = deck_cards(rules)
+    return cards[card][0] == cards[other][0]
 
 
 def round_points(

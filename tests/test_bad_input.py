@@ -52,7 +52,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "empty-yaml": b"",
         "binary-yaml": bytes(range(128, 256)),
         "list-yaml": b"- 1\n- 2\n",
-        "unknown-key-yaml": b"base: classic\ndeck: 52\n",
+        "unknown-key-yaml": b"base: classic\njokers: 2\n",
     }
     paths = {}
     for name, data in made.items():
@@ -94,7 +94,7 @@ CLI_CASES: list[tuple[str, list[str], str]] = [
     ("record", [*REC, "--rules", "{empty-yaml}"], "must hold a mapping of rule keys"),
     ("record", [*REC, "--rules", "{list-yaml}"], "must hold a mapping of rule keys"),
     ("record", [*REC, "--rules", "{binary-yaml}"], "is not UTF-8 text"),
-    ("record", [*REC, "--rules", "{unknown-key-yaml}"], "unknown key 'deck'"),
+    ("record", [*REC, "--rules", "{unknown-key-yaml}"], "unknown key 'jokers'"),
     ("record", [*REC, "--out", "{missing}/x.jsonl"], "does not exist; create it first"),
     ("record", [*REC, "--out", "{directory}"], "is a directory; give a file path"),
     ("record", [*REC, "--out", f"{UNWRITABLE}.jsonl"], "give a writable location"),
@@ -288,7 +288,13 @@ API_CASES: list[tuple[str, Callable[[dict[str, Path]], Any], type[Exception], st
         IllegalActionError,
         "legal actions:",
     ),
-    ("unknown rules key", lambda f: Rules.preset("classic").replace(deck=52), RulesError, "deck"),
+    (
+        "unknown rules key",
+        lambda f: Rules.preset("classic").replace(jokers=2),
+        RulesError,
+        "jokers",
+    ),
+    ("deck size", lambda f: Rules.preset("classic").replace(deck=40), RulesError, "deck: 40"),
     ("replay empty", replay_file("empty"), RecordError, "no events"),
     ("replay binary", replay_file("binary"), RecordError, "not UTF-8"),
     ("replay directory", replay_file("directory"), RecordError, "is a directory"),

@@ -198,3 +198,48 @@ def test_module_constants_agree_with_rules() -> None:
     assert list(cards.RANK_NAMES) == RANKS
     assert list(cards.SUIT_SYMBOLS) == SUITS
     assert RANKS.index("Q") == cards.QUEEN
+
+
+# --- the 52-card deck (docs/rules.md §12, deck: 52) -------------------------------------------
+
+
+def test_deck_of_52_ids_and_actions() -> None:
+    """ids suit * 13 + rank with ranks from the 2; actions 0…51 play, 52…55 order, 56 draw,
+    57 pass, 58 call: 58 actions (59 with the call)."""
+    deck = cards.deck_of(52)
+    assert (deck.cards, deck.ranks, deck.lowest) == (52, 13, "2")
+    assert deck.rank_names[:5] == ("2", "3", "4", "5", "6")
+    assert (deck.order_base, deck.draw, deck.pass_, deck.call, deck.no_card) == (52, 56, 57, 58, 52)
+    assert (deck.actions(), deck.actions(call=True)) == (58, 59)
+    names = {"2♠": 0, "6♠": 4, "Q♠": 10, "K♠": 11, "A♠": 12, "2♣": 13, "A♥": 51}
+    for name, card in names.items():
+        assert cards.parse_card(name, 52) == card
+        assert cards.card_name(card, deck) == name
+    assert [cards.parse_card(t, 52) for t in ("5h", "5H", "5♥", "Th")] == [42, 42, 42, 47]
+    assert cards.action_name(56, 52) == "draw" and cards.action_name(55, 52) == "order ♥"
+    assert cards.action_name(40, 52) == "play 3♥"  # 40 is draw only in the 36-card deck
+
+
+def test_deck_of_36_is_the_module_constants() -> None:
+    deck = cards.deck_of(36)
+    assert deck is cards.DECK36 and deck.rank_names == cards.RANK_NAMES
+    assert (deck.cards, deck.order_base, deck.draw, deck.pass_, deck.call, deck.no_card) == (
+        cards.NUM_CARDS,
+        cards.ORDER_BASE,
+        cards.DRAW,
+        cards.PASS,
+        cards.CALL,
+        cards.NO_CARD,
+    )
+    assert deck.actions() == cards.NUM_ACTIONS and deck.queen == cards.QUEEN
+
+
+@pytest.mark.parametrize("text", ["2♠", "5h", "3", "4c"])
+def test_low_ranks_are_not_in_the_36_card_deck(text: str) -> None:
+    with pytest.raises(CardParseError, match="36-card deck"):
+        cards.parse_card(text) if len(text) > 1 else cards.parse_rank(text)
+
+
+def test_deck_sizes_other_than_36_and_52_are_refused() -> None:
+    with pytest.raises(ValueError, match="allowed: 36, 52"):
+        cards.deck_of(40)

@@ -21,20 +21,19 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rules_oracle import playable
+from rules_oracle import deck_cards, playable, same_rank
 
 from sto_odno_env import engine, record, replay
-from sto_odno_env.cards import (
-    DRAW,
-    NUM_CARDS,
-    ORDER_BASE,
-    PASS,
-    rank_of,
-)
 from sto_odno_env.rules import AFTER_DRAW_RULES, DRAW_RULES, EMPTY_STOCK, PRESETS, RESHUFFLES, Rules
 
-NO_CARD = NUM_CARDS
-ALL_ORDERS = frozenset(range(ORDER_BASE, DRAW))
+
+def ids(rules: Rules) -> tuple[int, int, int, int, frozenset[int]]:
+    """§1, §12 read plainly: (cards, draw, pass, call, suit orders) of the rule set's deck:
+    plays 0…N-1, then the four orders, draw, pass and call."""
+    n = len(deck_cards(rules))
+    return n, n + 4, n + 5, n + 6, frozenset(range(n, n + 4))
+
+
 # Fields a step rewrites in every game (outputs of the last step), so a finished game's
 # untouched state is compared without them.
 STEP_OUTPUTS = {
@@ -114,9 +113,12 @@ def variants(draw, short_matches: bool = False) -> Variant:
         "leftover_bonus": draw(st.sampled_from(["ordinary", "subtract", "single_adds"])),
         "last_card_call": draw(st.booleans()),
         "call_penalty": draw(st.integers(1, 3)),
+        "deck": draw(st.sampled_from([36, 36, 52])),  # §12: a third of the examples
     }
     if draw(st.booleans()):
         changes["points"] = {**base.to_dict()["points"], "A": [1, 11]}
+        if changes["deck"] == 52 and draw(st.booleans()):
+            changes["points"]["2"] = [2, 12]  # a low card with a pair
     if short_matches:
         # Whole matches must finish quickly: random play makes long rounds, so a low target
         # (the reset at exactly the target still applies) and a low turn cap, which
@@ -132,16 +134,18 @@ def variants(draw, short_matches: bool = False) -> Variant:
 
 
 def cards_of(bits: int) -> list[int]:
-    return [c for c in range(NUM_CARDS) if bits >> c & 1]
+    return [c for c in range(64) if bits >> c & 1]
 
 
 def actions_of(bits: int) -> set[int]:
-    return {a for a in range(engine.CALL + 1) if bits >> a & 1}
+    return {a for a in range(64) if bits >> a & 1}
 
 
 def expected_legal(state: engine.State, b: int) -> set[int]:
     """§4, §5, §6: the legal actions of the player to act, from the public state."""
     rules = state.rules
+    n, DRAW, PASS, CALL, ALL_ORDERS = ids(rules)
+    NO_CARD = n
     player = int(state.current_player[b])
     phase = int(state.phase[b])
     hand = set(cards_of(int(state.hand[b, player])))
@@ -152,10 +156,10 @@ def expected_legal(state: engine.State, b: int) -> set[int]:
         return set(ALL_ORDERS)
     if phase == engine.PHASE_CALL:  # §12: a play left one card; call or pass, never forced
         assert rules.last_card_call and len(hand) == 1, (rules.last_card_call, hand)
-        return {PASS, engine.CALL}
+        return {PASS, CALL}
     if phase == engine.RESPOND:
-        same_rank = {c for c in hand if rank_of(c) == rank_of(top) and rules.effect_of(c).draw > 0}
-        return same_rank | {DRAW}
+        answers = {c for c in hand if same_rank(rules, c, top) and rules.effect_of(c).draw > 0}
+        return answers | {DRAW}
     cards = hand & playable(rules, top, ordered)
     if phase == engine.AFTER_DRAW:
         if rules.after_draw == "drawn_card":
@@ -181,7 +185,9 @@ def seats_in(state: engine.State, b: int) -> list[int]:
 
 
 def check_cards(state: engine.State, b: int) -> None:
-    """Each of the 36 cards is in exactly one place; the top card is the last discard."""
+    """Each of the deck's cards (36, or 52) is in exactly one place; the top card is the
+    last discard."""
+    NUM_CARDS = len(deck_cards(state.rules))
     where: Counter[int] = Counter()
     for p in range(state.players):
         where.update(cards_of(int(state.hand[b, p])))
@@ -197,7 +203,7 @@ def check_cards(state: engine.State, b: int) -> None:
         assert int(state.discard_bits[b]) == sum(1 << c for c in pile)
     else:
         assert state.rules.opening == "leader_plays"
-        assert state.top_card[b] == NO_CARD
+        assert state.top_card[b] == NUM_CARDS
 
 
 def check_live_game(state: engine.State, b: int) -> None:
@@ -214,7 +220,7 @@ def check_live_game(state: engine.State, b: int) -> None:
     assert set(np.flatnonzero(mask).tolist()) == legal
     assert len(legal) >= 2, f"game {b}: a forced or empty decision is shown: {legal}"
     hand = set(cards_of(int(state.hand[b, player])))
-    offered = {a for a in legal if a < NUM_CARDS}
+    offered = {a for a in legal if a < len(deck_cards(rules))}
     assert offered <= hand, f"game {b}: the mask offers cards not in hand: {offered - hand}"
     assert legal == expected_legal(state, b), (
         f"game {b} phase {engine.PHASE_NAMES[state.phase[b]]}: mask {sorted(legal)}, "
@@ -472,16 +478,20 @@ def test_written_records_replay(preset: str, tmp_path) -> None:
 
 @settings(**SETTINGS, max_examples=200)
 @given(
-    masks=st.lists(st.integers(min_value=0, max_value=(1 << 42) - 1), min_size=1, max_size=40),
+    width=st.sampled_from([42, 43, 58, 59]),  # 36 or 52 cards, without or with the call
+    data=st.data(),
     uniform=st.floats(min_value=0.0, max_value=1.0, exclude_max=True),
 )
-def test_sample_actions_picks_the_kth_legal_action(masks, uniform):
+def test_sample_actions_picks_the_kth_legal_action(width, data, uniform):
     """sample_actions takes the floor(u * count)-th legal action (0 when none is legal)."""
+    masks = data.draw(
+        st.lists(st.integers(min_value=0, max_value=(1 << width) - 1), min_size=1, max_size=40)
+    )
     bits = np.array(masks, dtype=np.uint64)
     uniforms = np.full(len(masks), uniform)
     chosen = engine.sample_actions(bits, uniforms).tolist()
     for mask, action in zip(masks, chosen, strict=True):
-        legal = [a for a in range(42) if mask >> a & 1]
+        legal = [a for a in range(width) if mask >> a & 1]
         assert action == (legal[int(uniform * len(legal))] if legal else 0)
 
 
@@ -493,8 +503,10 @@ def scoring_cases(draw):
     """A rule set with random §12 scoring switches, a round's end: hands, old totals, the
     finisher, its card plays and last card."""
     base = Rules.preset(draw(st.sampled_from(PRESETS)))
+    deck = draw(st.sampled_from([36, 52]))
     points = {rank: value for rank, value in base.to_dict()["points"].items()}
-    for rank, pair in draw(st.lists(st.sampled_from([("A", [1, 11]), ("K", [1, 4])]))):
+    pairs = [("A", [1, 11]), ("K", [1, 4])] + ([("3", [0, 3]), ("5", 7)] if deck == 52 else [])
+    for rank, pair in draw(st.lists(st.sampled_from(pairs))):
         points[rank] = pair
     changes = {
         "points": points,
@@ -503,10 +515,13 @@ def scoring_cases(draw):
         "bonus_combo": draw(st.booleans()),
         "leftover_bonus": draw(st.sampled_from(["ordinary", "subtract", "single_adds"])),
         "reset_at_target": draw(st.booleans()),
+        "deck": deck,
     }
+    if deck == 52:
+        changes["holder_wins"] = draw(st.lists(st.sampled_from(["Q♥", "2♣", "4"]), unique=True))
     rules = base.replace(**changes)
     players = draw(st.integers(2, 4))
-    cards = draw(st.permutations(range(NUM_CARDS)))
+    cards = draw(st.permutations(range(deck)))
     finisher = draw(st.integers(0, players - 1))
     sizes = [0 if p == finisher else draw(st.integers(0, 5)) for p in range(players)]
     hands, start = [], 0
@@ -538,7 +553,7 @@ def test_switch_scoring_matches_the_oracle(case) -> None:
     if state.combo_points is not None:
         for card in plays:  # the last card, if any, is the last of them
             note_plays(state, game, np.array([finisher]), np.array([card], dtype=np.int8))
-    last_card = np.array([NUM_CARDS if last is None else last], dtype=np.int8)
+    last_card = np.array([rules.deck if last is None else last], dtype=np.int8)
     score_rounds(state, game, np.array([finisher], dtype=np.int8), last_card, None)
     expected = round_points(rules, hands, old, finisher, last, plays)
     assert state.round_points[0].tolist() == expected, (rules.to_dict(), hands, old)

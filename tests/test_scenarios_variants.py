@@ -502,7 +502,9 @@ def test_a_bot_refuses_masks_of_another_action_space():
 
     from agents.heuristic import ExpertAgent
 
-    with pytest.raises(ValueError, match="36-card action ids"):
+    with pytest.raises(
+        ValueError, match=r"bot .expert. is set up for rules .classic. with the 36-card deck"
+    ):
         ExpertAgent("classic").act(np.zeros((1, 189), np.float32), np.ones((1, 58), np.int8))
 
 
@@ -541,3 +543,232 @@ def test_last_card_call_sharded_and_determinised():
     world = from_observations(rules, observe(state, games=np.array([game])), samples=2)
     assert (world.phase == engine.PHASE_CALL).all()
     assert (engine.legal_mask(world)[:, [41, 42]] == 1).all()
+
+
+# --- deck: 52 ---------------------------------------------------------------------------------
+
+
+def classic(deck: int) -> Rules:
+    return Rules.preset("classic").replace(deck=deck)
+
+
+def deck_duel(deck: int) -> Game:
+    """The duel deal, stock not named: seat 0 plays 9♣ onto 10♣, seat 1 (A♦) is forced to
+    draw the stock's top card and pass; seat 0 can finish on 9♥. The unnamed cards follow in
+    id order, so the stock's top card is the deck's first card: 6♠, or 2♠ with 52 cards."""
+    game = Game(classic(deck), hand_size=2, dealer=1, hands={0: "9♣ 9♥", 1: "A♦"}, opening="10♣")
+    game.play("9♣")
+    return game
+
+
+def test_deck_52_same_deal_other_ids_and_the_low_cards_in_the_stock():
+    """The same deal with 36 and 52 cards: the same moves under other ids (9♣ is 12 or 20,
+    draw 40 or 56, pass 41 or 57, 9♥ 30 or 46), a longer stock, and a low card drawn (2♠
+    scores 2)."""
+    off, on = deck_duel(36), deck_duel(52)
+    assert (off.hand(1), on.hand(1)) == (["6♠", "A♦"], ["2♠", "A♦"])
+    assert (len(off.stock), len(on.stock)) == (36 - 5, 52 - 5)  # 4 dealt (+ opening), 1 drawn
+    off.play("9♥")
+    on.play("9♥")
+    assert [e["action"] for e in off.actions()] == [12, 40, 41, 30]
+    assert [e["action"] for e in on.actions()] == [20, 56, 57, 46]
+    assert [e["forced"] for e in on.actions()] == [e["forced"] for e in off.actions()]
+    assert len(off.events[1]["deck"]) == 36 and len(on.events[1]["deck"]) == 52
+    assert sorted(on.events[1]["deck"]) == list(range(52))
+    assert round_end(off) == ([0, 17], [0, 17], [])  # A 11 + 6 6
+    assert round_end(on) == ([0, 13], [0, 13], [])  # A 11 + 2 2: face value
+
+
+def test_deck_52_names_parse_and_show_low_cards():
+    game = Game(
+        classic(52),
+        2,
+        hand_size=3,
+        dealer=1,
+        hands={0: "2♣ 5♥ Q♠", 1: "3d 4h"},
+        opening="10♣",
+        stock="5♠",
+    )
+    assert game.hand(0) == ["Q♠", "2♣", "5♥"]  # id order: suit by suit from the 2
+    assert game.legal() == {"play 2♣", "play Q♠", "draw"}
+    game.play("2♣")  # seat 1 cannot follow 2♣: forced to draw 5♠ and pass
+    assert game.top == "2♣" and game.player == 0
+    assert game.hand(1) == ["5♠", "3♦", "4♥"]
+    assert [e["action"] for e in game.actions()] == [13, 56, 57]
+
+
+def test_deck_52_low_ranks_take_effects_bonuses_and_points():
+    """Rank keys 2 to 5 work in effects, finish_bonus, holder_wins and points."""
+    game = Game(
+        classic(52),
+        hand_size=2,
+        dealer=1,
+        effects={"2": {"draw": 2, "skip": True}},
+        finish_bonus={"5♣": {"points": -30}},
+        points={**classic(52).to_dict()["points"], "3": 30},
+        hands={0: "2♣ 5♣", 1: "3♦"},
+        opening="10♣",
+        stock="K♥ J♥ 6♥",
+    )
+    game.play("2♣")  # seat 1 takes K♥ J♥ and is skipped: seat 0 again
+    assert game.hand(1) == ["3♦", "J♥", "K♥"] and game.player == 0
+    game.play("5♣")
+    assert round_end(game) == ([-30, 36], [-30, 36], [])  # 3 counts 30; J 2, K 4
+
+
+def test_deck_52_lets_six_players_hold_six_cards():
+    """hand_size × max players ≤ deck − 1: 6 × 6 = 36 needs the 52-card deck."""
+    with pytest.raises(RulesError, match=r"hand_size \* players <= 35\) \(or deck: 52\)"):
+        Rules.preset("classic").replace(hand_size=6)
+    with pytest.raises(RulesError, match=r"hand_size \* players <= 51\)"):
+        Rules.preset("classic").replace(deck=52, hand_size=9)
+    rules = Rules.preset("classic").replace(deck=52, hand_size=6)
+    game = Game(rules, 6, seed=4)
+    assert [game.hand_size(p) for p in range(6)].count(6) == 5  # the dealer opened a card
+    assert len(game.stock) + len(game.discard) + sum(game.hand_size(p) for p in range(6)) == 52
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"deck": 40}, "deck: 40 is not allowed; allowed: 36 (6 to ace) or 52 (2 to ace)"),
+        ({"deck": "52"}, "deck: '52' is not allowed"),
+        ({"deck": True}, "deck: True is not allowed"),
+        ({"points": {"2": 2}}, "points: unknown key '2' (ranks 2 to 5 exist only with deck: 52)"),
+        ({"effects": {"5♥": {"draw": 1}}}, "effects: unknown key '5♥' (ranks 2 to 5"),
+        ({"holder_wins": ["4"]}, "holder_wins: unknown key '4' (ranks 2 to 5"),
+    ],
+)
+def test_deck_errors_name_key_value_and_allowed(changes, message):
+    with pytest.raises(RulesError) as error:
+        Rules.from_dict({"base": "classic", **changes})
+    assert message in str(error.value)
+
+
+def test_deck_52_points_default_to_face_value_and_records_carry_the_key():
+    rules = Rules.preset("classic").replace(deck=52)
+    assert dict(rules.points) == {"2": 2, "3": 3, "4": 4, "5": 5, **Rules.preset("classic").points}
+    assert rules.num_actions == 58 and rules.replace(last_card_call=True).num_actions == 59
+    data = rules.to_dict()
+    assert data["deck"] == 52 and "deck" not in Rules.preset("classic").to_dict()
+    assert list(data["points"]) == list(Rules.preset("classic").to_dict()["points"])  # 2–5 left
+    assert Rules.from_dict(data) == rules  # out at face value, their default
+    other = rules.replace(points={**data["points"], "2": 20})
+    assert other.to_dict()["points"]["2"] == 20 and Rules.from_dict(other.to_dict()) == other
+    assert rules.replace(deck=36) == Rules.preset("classic")  # the low ranks' points go
+    text = Path(__file__).resolve().parents[1] / "configs/rules/examples/deck-52.yaml"
+    assert Rules.from_yaml(text).deck == 52
+
+
+def test_deck_52_in_the_envs_and_bots():
+    """Spaces follow the rules (58 actions, 253 observation entries); the heuristic bots know
+    the deck and play legal moves; observe and observe_one agree; a policy trained on 36
+    cards is refused with the deck named."""
+    import numpy as np
+
+    from agents import load
+    from agents.heuristic import ExpertAgent, GreedyAgent
+    from sto_odno_env import sto_odno_v0
+    from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+    from sto_odno_env.observation import (
+        OBS_SIZE,
+        ObservationView,
+        layout,
+        obs_size,
+        observe,
+        observe_one,
+    )
+    from sto_odno_env.sb3 import StoOdnoVecEnv
+
+    rules = Rules.preset("classic").replace(deck=52)
+    assert (obs_size(rules), OBS_SIZE, obs_size(rules.replace(last_card_call=True))) == (
+        253,
+        189,
+        254,
+    )
+    parts = layout(rules)
+    assert parts["hand"] == slice(0, 52) and parts["discard"] == slice(52, 104)
+    assert parts["top_card"].stop - parts["top_card"].start == 53
+    assert StoOdnoEnv(rules, 3, opponents="expert").action_space.n == 58
+    vector = StoOdnoVectorEnv(4, rules, 3, observation_keys=("obs", "mask"))
+    assert vector.single_observation_space["mask"].shape == (58,)
+    assert vector.single_observation_space["obs"].shape == (253,)
+    assert StoOdnoVecEnv(2, rules, 2).action_space.n == 58
+    aec = sto_odno_v0.env(rules=rules, players=3)
+    aec.reset(seed=3)
+    assert aec.action_space("player_0").n == 58
+    bots = (GreedyAgent(rules), ExpertAgent(rules))
+    generator = np.random.default_rng(0)
+    for _ in aec.agent_iter(max_iter=600):
+        observation, _, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            aec.step(None)
+            continue
+        mask, obs = observation["action_mask"], observation["observation"]
+        assert mask.shape == (58,) and obs.shape == (253,)
+        view = ObservationView(obs, rules.target, 52)
+        state = aec.unwrapped.state()
+        assert view.hand.sum() == int(state.hand[0, state.current_player[0]]).bit_count()
+        for bot in bots:
+            assert mask[bot.act(obs[None], mask[None])[0]]
+        aec.step(int(generator.choice(np.flatnonzero(mask))))
+    state = aec.unwrapped.state()
+    for seat in range(3):
+        assert np.array_equal(observe(state, seat)[0], observe_one(state, seat))
+    with pytest.raises(ValueError, match="bot 'greedy' is set up for rules 'classic' with the 52"):
+        GreedyAgent(rules).act(np.zeros((1, 253), np.float32), np.ones((1, 42), np.int8))
+    with pytest.raises(ValueError, match="differ in deck"):
+        load("ppo-classic-2p", rules=rules, players=2)
+
+
+def test_deck_52_evaluation_rollout_and_determinise():
+    """The evaluation harness, the rollout bot and determinised states work on 52 cards."""
+    import numpy as np
+
+    from agents.evaluate import evaluate
+    from sto_odno_env import engine
+    from sto_odno_env.determinise import from_observations
+    from sto_odno_env.observation import observe
+
+    rules = Rules.preset("classic").replace(deck=52)
+    path = Path(__file__).resolve().parents[1] / "configs/rules/examples/deck-52.yaml"
+    report = evaluate(["greedy", "rollout:samples=2,horizon=4"], str(path), 2, 4, 0, progress=False)
+    assert report
+    state = engine.init(rules, 4, batch=8, seed=1)
+    generator = np.random.default_rng(1)
+    for _ in range(30):
+        engine.step(state, engine.sample_actions(state.legal_bits, generator.random(8)))
+    live = np.flatnonzero(~state.done)
+    observations = observe(state, games=live)
+    worlds = from_observations(rules, observations, samples=3, seed=0)
+    assert worlds.stock.shape[1] == 52
+    for row in range(worlds.batch):
+        cards = sum(int(h).bit_count() for h in worlds.hand[row])
+        assert cards + worlds.stock_size[row] + worlds.discard_size[row] == 52
+    assert np.array_equal(observe(worlds, 0)[::3], observations)
+
+
+def test_deck_52_sharded_equals_one_process():
+    """Worker processes publish the 253-entry observations and 58-wide masks exactly as one
+    process does."""
+    import numpy as np
+
+    from agents.heuristic import GreedyAgent
+    from sto_odno_env import engine
+    from sto_odno_env.gym_env import StoOdnoVectorEnv
+
+    rules = classic(52)
+    trails = []
+    for workers in (1, 2):
+        env = StoOdnoVectorEnv(4, rules, 3, opponents=GreedyAgent(rules), workers=workers)
+        observations, infos = env.reset(seed=7)
+        generator = np.random.default_rng(7)
+        trail = [observations, infos["action_mask"]]
+        for _ in range(40):
+            actions = engine.sample_actions(env.games.legal_bits, generator.random(4))
+            observations, rewards, *_, infos = env.step(actions)
+            trail += [observations, rewards, infos["action_mask"]]
+        env.close()
+        trails.append(trail)
+    assert trails[0][0].shape == (4, 253) and trails[0][1].shape == (4, 58)
+    assert all(np.array_equal(a, b) for a, b in zip(*trails, strict=True))

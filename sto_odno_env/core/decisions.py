@@ -1,60 +1,34 @@
 """The decisions a player takes and what each does (docs/rules.md §4, §5).
 
-``ACTION_KIND`` maps (phase, action) to one of the kinds below; :func:`apply_decisions`
-groups a batch's decisions by kind and runs each kind's handler once on its games.
+``RuleTables.action_kind`` maps (phase, action) to a kind (:mod:`sto_odno_env.tables`);
+:func:`apply_decisions` groups a batch's decisions by kind and runs each kind's handler
+once on its games.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..cards import (
-    CALL,
-    DRAW,
-    MAX_ACTIONS,
-    NO_CARD,
-    NUM_CARDS,
-    NUM_PHASES,
-    ORDER_BASE,
-    PASS,
-    PHASE_AFTER_DRAW,
-    PHASE_CALL,
-    PHASE_COVER,
-    PHASE_ORDER,
-    PHASE_PLAY,
-    PHASE_RESPOND,
-)
+from ..cards import PHASE_AFTER_DRAW, PHASE_CALL, PHASE_COVER, PHASE_PLAY
 from ..chance import Chance
-from ..tables import CARD_BIT
+from ..tables import (
+    K_ACCEPT,
+    K_CALL,
+    K_COVER_DRAW,
+    K_DRAW,
+    K_LAPSE,
+    K_NO_CALL,
+    K_ORDER,
+    K_PASS,
+    K_PLAY,
+    NUM_KINDS,
+)
 from .bits import U64_0, all_set, any_set, cells
 from .draws import draw_many, draw_one
 from .legal import playable
 from .scoring import note_plays
 from .state import State, mark_round_end, next_seat
 from .turns import pass_turn, pass_with_effects
-
-# What a decision does, by phase and action (the engine's dispatch; illegal pairs are 0).
-(K_NONE, K_PLAY, K_ORDER, K_DRAW, K_COVER_DRAW, K_ACCEPT, K_PASS, K_LAPSE) = range(8)
-K_CALL, K_NO_CALL = 8, 9  # CALL phase (last_card_call only): call, or pass and draw
-NUM_KINDS = 10
-
-
-def _action_kind_table() -> np.ndarray:
-    table = np.zeros((NUM_PHASES, MAX_ACTIONS), dtype=np.int8)
-    for phase in (PHASE_PLAY, PHASE_AFTER_DRAW, PHASE_COVER, PHASE_RESPOND):
-        table[phase, :NUM_CARDS] = K_PLAY
-    table[PHASE_ORDER, ORDER_BASE:DRAW] = K_ORDER
-    table[PHASE_PLAY, DRAW] = K_DRAW
-    table[PHASE_COVER, DRAW] = K_COVER_DRAW
-    table[PHASE_RESPOND, DRAW] = K_ACCEPT
-    table[PHASE_PLAY, PASS] = table[PHASE_AFTER_DRAW, PASS] = K_PASS
-    table[PHASE_COVER, PASS] = K_LAPSE
-    table[PHASE_CALL, CALL] = K_CALL
-    table[PHASE_CALL, PASS] = K_NO_CALL
-    return table.reshape(-1)
-
-
-ACTION_KIND = _action_kind_table()
 
 
 def apply_decisions(
@@ -80,7 +54,8 @@ def apply_decisions(
     state.scratch.decisions += games.size
     turn = state.turn[games] + 1
     state.turn[games] = turn
-    kind = ACTION_KIND[state.phase[games].astype(np.intp) * MAX_ACTIONS + actions]
+    tables = state.tables
+    kind = tables.action_kind[state.phase[games].astype(np.intp) * tables.action_stride + actions]
     counts = np.bincount(kind, minlength=NUM_KINDS).tolist()
     present = [code for code, count in enumerate(counts) if count]
     if len(present) == 1:
@@ -97,7 +72,8 @@ def apply_decisions(
         if code == K_PLAY:
             play_cards(state, chosen, chosen_actions.astype(np.int8), chance, trace)
         elif code == K_ORDER:
-            order_suits(state, chosen, (chosen_actions - ORDER_BASE).astype(np.int8), chance, trace)
+            suits = (chosen_actions - tables.deck.order_base).astype(np.int8)
+            order_suits(state, chosen, suits, chance, trace)
         elif code == K_DRAW:
             draw_action(state, chosen, chance, trace)
         elif code == K_COVER_DRAW:
@@ -119,7 +95,7 @@ def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace
     """Play a card from hand onto the pile: its effect follows (docs/rules.md §2, §5)."""
     tables = state.tables
     player = state.current_player[games]
-    bits = CARD_BIT[cards]
+    bits = tables.card_bit[cards]
     hands, at = cells(state.hand, games, player)
     hand = hands[at] & ~bits
     hands[at] = hand
@@ -130,7 +106,7 @@ def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace
     state.discard_bits[games] |= bits
     state.top_card[games] = cards
     state.ordered_suit[games] = -1
-    state.drawn_card[games] = NO_CARD
+    state.drawn_card[games] = tables.deck.no_card
     # A round that ends here is scored before its game decides again, so the phase set
     # for a finishing card is never read.
     state.phase[games] = tables.phase_after_play[cards]
@@ -219,18 +195,20 @@ def draw_action(state: State, games: np.ndarray, chance, trace) -> None:
     player = state.current_player[games]
     drawn = draw_one(state, games, player, chance, trace)
     last = drawn.copy()
-    if state.tables.until_playable:
-        going = (drawn != NO_CARD) & ~state.ending[games]
-        going &= (CARD_BIT[drawn] & playable(state, games)) == U64_0
+    tables = state.tables
+    if tables.until_playable:
+        no_card, card_bit = tables.deck.no_card, tables.card_bit
+        going = (drawn != no_card) & ~state.ending[games]
+        going &= (card_bit[drawn] & playable(state, games)) == U64_0
         while any_set(going):
             index = going.nonzero()[0]
             more = draw_one(state, games[index], player[index], chance, trace)
-            got = more != NO_CARD
+            got = more != no_card
             last[index[got]] = more[got]
             going[index] = (
                 got
                 & ~state.ending[games[index]]
-                & ((CARD_BIT[more] & playable(state, games[index])) == U64_0)
+                & ((card_bit[more] & playable(state, games[index])) == U64_0)
             )
     state.drawn_card[games] = last
     state.phase[games] = PHASE_AFTER_DRAW

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import NO_CARD, NUM_CARDS
-from ..tables import CARD_BIT
 from .bits import U64_0, all_set, any_set, cells
 from .state import NEXT_SEAT, NOBODY, State, mark_round_end
 
@@ -62,7 +60,7 @@ def draw_many(
         index = going.nonzero()[0]
         drawn = draw_one(state, games[index], player[index], chance, trace)
         owed[index] -= 1
-        going[index] = (drawn != NO_CARD) & (owed[index] > 0)
+        going[index] = (drawn != state.tables.deck.no_card) & (owed[index] > 0)
         if stop_at_round_end:
             going[index] &= ~state.ending[games[index]]
 
@@ -78,8 +76,8 @@ def draw_top(
     hands, at = cells(state.hand, games, player)
     depth = np.arange(most)[None, :]
     position = np.maximum(size[:, None] - 1 - depth, 0)
-    cards = state.stock.reshape(-1)[(games * NUM_CARDS)[:, None] + position]
-    bits = np.where(depth < count[:, None], CARD_BIT[cards], U64_0)
+    cards = state.stock.reshape(-1)[(games * state.stock.shape[1])[:, None] + position]
+    bits = np.where(depth < count[:, None], state.tables.card_bit[cards], U64_0)
     hands[at] |= np.bitwise_or.reduce(bits, axis=1)
     state.stock_size[games] = size - count
 
@@ -93,7 +91,7 @@ def take_top_card(
     drawn = stocks[at]
     state.stock_size[games] = size
     hands, at = cells(state.hand, games, player)
-    hands[at] |= CARD_BIT[drawn]
+    hands[at] |= state.tables.card_bit[drawn]
     return drawn
 
 
@@ -107,7 +105,7 @@ def draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace)
     has = size > 0
     if all_set(has):
         return take_top_card(state, games, player, size)
-    drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
+    drawn = np.full(games.shape, state.tables.deck.no_card, dtype=np.int8)
     if any_set(has):
         drawn[has] = take_top_card(state, games[has], player[has], size[has])
     if state.tables.steal:
@@ -128,16 +126,16 @@ def reshuffle(state: State, games: np.ndarray, chance, trace) -> None:
     pile = np.take(state.discard, games, axis=0)
     if state.tables.flip:
         # Turned over: the oldest card (the pile's first) is the new top (the stack's last).
-        column = counts[:, None] - 1 - np.arange(NUM_CARDS)[None, :]
+        column = counts[:, None] - 1 - np.arange(pile.shape[1])[None, :]
         stack = np.take_along_axis(pile, np.maximum(column, 0), axis=1)
     else:
         stack = chance.shuffle(state, games, pile, counts)
     state.stock[games] = stack
     state.stock_size[games] = counts
     top = state.top_card[games]
-    state.discard.reshape(-1)[games * NUM_CARDS] = top
+    state.discard.reshape(-1)[games * state.discard.shape[1]] = top
     state.discard_size[games] = 1
-    state.discard_bits[games] = CARD_BIT[top]
+    state.discard_bits[games] = state.tables.card_bit[top]
     if trace is not None:
         for game, row, count in zip(games.tolist(), stack.tolist(), counts.tolist(), strict=True):
             trace.emit(game, {"type": "reshuffle", "stock": row[:count][::-1]})
@@ -152,7 +150,8 @@ def steal(state: State, games: np.ndarray, drawer: np.ndarray, chance, trace) ->
         holding |= (state.hand[games, seat] != U64_0).astype(np.intp) << seat
     holding &= ~(1 << drawer.astype(np.intp))
     victim = NEXT_SEAT[holding * 8 + drawer]
-    drawn = np.full(games.shape, NO_CARD, dtype=np.int8)
+    no_card = state.tables.deck.no_card
+    drawn = np.full(games.shape, no_card, dtype=np.int8)
     someone = victim != NOBODY  # nobody holds a card: the draw is forgiven
     if not all_set(someone):
         games, drawer, victim = games[someone], drawer[someone], victim[someone]
@@ -160,7 +159,7 @@ def steal(state: State, games: np.ndarray, drawer: np.ndarray, chance, trace) ->
             return drawn
     cards = np.asarray(chance.steal(state, games, drawer, victim), dtype=np.int8)
     drawn[someone] = cards
-    bits = CARD_BIT[cards]
+    bits = state.tables.card_bit[cards]
     hands, victim_at = cells(state.hand, games, victim)
     hands[victim_at] &= ~bits
     hands, drawer_at = cells(state.hand, games, drawer)
@@ -173,6 +172,6 @@ def steal(state: State, games: np.ndarray, drawer: np.ndarray, chance, trace) ->
     emptied = (hands[victim_at] == U64_0) & ~state.ending[games]
     if any_set(emptied):
         mark_round_end(
-            state, games[emptied], victim[emptied], np.full(int(emptied.sum()), NO_CARD, np.int8)
+            state, games[emptied], victim[emptied], np.full(int(emptied.sum()), no_card, np.int8)
         )
     return drawn

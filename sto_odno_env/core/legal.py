@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..cards import MAX_ACTIONS, NUM_CARDS, PHASE_DONE, PHASE_NAMES, action_name
+from ..cards import PHASE_DONE, PHASE_NAMES, Deck, action_name, deck_of
 from .bits import U64_0, U64_1, all_set, cells
 from .state import State
 
@@ -72,20 +72,24 @@ def illegal_bits_message(
     game: int | None = None,
     player: int | None = None,
     phase: int | None = None,
+    deck: Deck | int | None = None,
 ) -> str:
     """The message of an illegal ``action``: the action, then where it was given (game,
-    player, phase, each when known) and the legal actions of the 42-bit mask."""
-    is_id = isinstance(action, int | np.integer) and 0 <= action < MAX_ACTIONS
-    parts = [
-        f"illegal action {action} ({action_name(int(action)) if is_id else 'not an action id'})"
-    ]
+    player, phase, each when known) and the legal actions of the mask (action ids of
+    ``deck``, the 36-card one by default)."""
+    deck = deck_of(36 if deck is None else deck)
+    is_id = isinstance(action, int | np.integer) and 0 <= action <= deck.call
+    name = action_name(int(action), deck) if is_id else "not an action id"
+    parts = [f"illegal action {action} ({name})"]
     if game is not None:
         parts.append(f"in game {game}")
     if player is not None:
         parts.append(f"for player {player}")
     if phase is not None:
         parts.append(f"in phase {PHASE_NAMES[phase]}")
-    legal = [f"{a} ({action_name(a)})" for a in range(MAX_ACTIONS) if int(legal_bits) >> a & 1]
+    legal = [
+        f"{a} ({action_name(a, deck)})" for a in range(deck.call + 1) if int(legal_bits) >> a & 1
+    ]
     return f"{' '.join(parts)}; legal actions: {', '.join(legal)}"
 
 
@@ -97,6 +101,7 @@ def illegal_message(state: State, game: int, action: object) -> str:
         game=game,
         player=int(state.current_player[game]),
         phase=int(state.phase[game]),
+        deck=state.tables.deck,
     )
 
 
@@ -106,14 +111,11 @@ def playable(state: State, games: np.ndarray) -> np.ndarray:
     return tables.playable[state.top_card[games], state.ordered_suit[games]]
 
 
-_TOP_SLOTS = NUM_CARDS + 1  # top cards, NO_CARD included
-
-
 def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
     """42-bit masks of the legal actions of the player to act (docs/rules.md §4, §5, §6)."""
     tables = state.tables
     # (phase, top card): 1-D gathers cost a fraction of multi-dimensional indexing.
-    situation = state.phase[games].astype(np.intp) * _TOP_SLOTS + state.top_card[games]
+    situation = state.phase[games].astype(np.intp) * tables.top_slots + state.top_card[games]
     hands, at = cells(state.hand, games, state.current_player[games])
     cards = (
         hands[at]
@@ -161,6 +163,17 @@ _WORD_SELECT = _select_table(_WORD)
 
 
 _FEW_GAMES = 4
+# Masks above 43 bits (the 52-card deck: 58 actions, 59 with the call) take four 16-bit
+# chunks and a 16-bit select table, built on first use.
+_NARROW_LIMIT = np.uint64(1 << (3 * _CHUNK + 1))
+_WIDE = 16
+_WIDE_SELECT: list[np.ndarray] = []
+
+
+def _wide_select() -> np.ndarray:
+    if not _WIDE_SELECT:
+        _WIDE_SELECT.append(_select_table(_WIDE))
+    return _WIDE_SELECT[0]
 
 
 def _kth_bit(mask: int, k: int) -> int:
@@ -171,12 +184,12 @@ def _kth_bit(mask: int, k: int) -> int:
 
 
 def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
-    """A uniformly random legal action per game, from action bit masks (42 or 43 bits) and
-    uniforms in [0, 1).
+    """A uniformly random legal action per game, from action bit masks (up to 64 bits: 42
+    or 43 for 36 cards, 58 or 59 for 52) and uniforms in [0, 1).
 
     Picks the k-th legal action, k = floor(u * count): popcounts find the 14-bit chunk that
-    holds it and a table its bit in the chunk, with no (B, 42) array. Games with no legal
-    action get 0.
+    holds it and a table its bit in the chunk, with no (B, 42) array (16-bit chunks where a
+    mask has bits above 42). Games with no legal action get 0.
     """
     bits = np.asarray(legal_bits, dtype=np.uint64)
     if bits.size <= _FEW_GAMES:  # a handful of games: plain integers beat a dozen array calls
@@ -187,6 +200,8 @@ def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
             ],
             dtype=np.int64,
         )
+    if bits.size and bits.max() >= _NARROW_LIMIT:
+        return _sample_wide(bits, uniform)
     below_middle = np.bitwise_count(bits & _CHUNK_MASK)
     below_high = np.bitwise_count(bits & _TWO_CHUNKS_MASK)
     total = np.bitwise_count(bits)
@@ -196,3 +211,20 @@ def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     word = ((bits >> shift.astype(np.uint64)) & _WORD_MASK).astype(np.intp)
     rank -= np.where(in_high, below_high, np.where(in_middle, below_middle, 0))
     return np.where(total > 0, _WORD_SELECT[word * _WORD + rank] + shift, 0).astype(np.int64)
+
+
+def _sample_wide(bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """:func:`sample_actions` for masks of up to 64 bits: four 16-bit chunks."""
+    total = np.bitwise_count(bits).astype(np.intp)
+    rank = (np.asarray(uniform) * total).astype(np.intp)
+    chunk = np.zeros(bits.shape, dtype=np.intp)
+    below = np.zeros(bits.shape, dtype=np.intp)
+    for index in (1, 2, 3):
+        count = np.bitwise_count(bits & np.uint64((1 << (_WIDE * index)) - 1)).astype(np.intp)
+        past = rank >= count
+        chunk += past
+        below = np.where(past, count, below)
+    shift = chunk * _WIDE
+    word = ((bits >> shift.astype(np.uint64)) & np.uint64((1 << _WIDE) - 1)).astype(np.intp)
+    picked = _wide_select()[word * _WIDE + (rank - below)] + shift
+    return np.where(total > 0, picked, 0).astype(np.int64)

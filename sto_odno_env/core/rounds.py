@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import rng
-from ..cards import NO_CARD, NUM_CARDS, PHASE_CALL, PHASE_COVER, PHASE_ORDER, PHASE_PLAY
-from ..tables import CARD_BIT
+from ..cards import PHASE_CALL, PHASE_COVER, PHASE_ORDER, PHASE_PLAY
 from .bits import U64_0, any_set, cells
 from .draws import draw_many
 from .scoring import end_match, note_plays, score_rounds
@@ -67,7 +66,7 @@ def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tra
     state.turn[games] = 0
     state.pending[games] = 0
     state.ordered_suit[games] = -1
-    state.drawn_card[games] = NO_CARD
+    state.drawn_card[games] = tables.deck.no_card
     if state.combo_points is not None:
         state.combo_points[games] = 0
         state.combo_multiplier[games] = 1
@@ -89,10 +88,12 @@ def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tra
         order[:, position] = seat
     in_count = np.bitwise_count(state.in_match[games]).astype(np.intp)
     dealt = in_count * tables.hand_size
-    position = np.arange(NUM_CARDS)[None, :]
+    cards = tables.deck.cards
+    position = np.arange(cards)[None, :]
     receiver = np.take_along_axis(order, position % in_count[:, None], axis=1)
     receiver = np.where(position < dealt[:, None], receiver, -1)
-    bits = CARD_BIT[deck]
+    card_bit = tables.card_bit
+    bits = card_bit[deck]
     hands = np.zeros((n, P), dtype=np.uint64)
     for seat_index in range(P):
         hands[:, seat_index] = np.bitwise_or.reduce(
@@ -100,20 +101,20 @@ def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tra
         )
     state.hand[games] = hands
     state.stock[games] = deck[:, ::-1]
-    state.stock_size[games] = NUM_CARDS - dealt
+    state.stock_size[games] = cards - dealt
     state.discard_size[games] = 0
     state.discard_bits[games] = 0
-    state.top_card[games] = NO_CARD
+    state.top_card[games] = tables.deck.no_card
     state.current_player[games] = dealer
     state.phase[games] = PHASE_PLAY
     if tables.leader_plays:
         return
     opening = deck[np.arange(n), dealt - 1]
     hands, at = cells(state.hand, games, dealer)
-    hands[at] &= ~CARD_BIT[opening]
+    hands[at] &= ~card_bit[opening]
     state.discard[games, 0] = opening
     state.discard_size[games] = 1
-    state.discard_bits[games] = CARD_BIT[opening]
+    state.discard_bits[games] = card_bit[opening]
     state.top_card[games] = opening
     if state.combo_points is not None:
         note_plays(state, games, dealer.astype(np.intp), opening)  # the dealer's play

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import NO_CARD, NUM_CARDS, PHASE_DONE
+from ..cards import PHASE_DONE
 from .bits import any_set
 from .state import NOBODY, State
 
@@ -15,7 +15,10 @@ def hand_points(state: State, games: np.ndarray | None = None) -> np.ndarray:
     """(n, P) int32: points of the cards each seat holds (docs/rules.md §7)."""
     hands = state.hand if games is None else state.hand[games]
     bits = np.unpackbits(
-        hands.view(np.uint8).reshape(*hands.shape, 8), axis=-1, count=NUM_CARDS, bitorder="little"
+        hands.view(np.uint8).reshape(*hands.shape, 8),
+        axis=-1,
+        count=state.tables.deck.cards,
+        bitorder="little",
     )
     return bits.astype(np.int32) @ state.tables.points
 
@@ -94,22 +97,23 @@ def _points_with_switches(
     seats = np.arange(state.players)
     old = state.totals[games]
     hands = state.hand[games]
+    cards = tables.deck.cards
     bits = np.unpackbits(
-        hands.view(np.uint8).reshape(*hands.shape, 8), axis=-1, count=NUM_CARDS, bitorder="little"
+        hands.view(np.uint8).reshape(*hands.shape, 8), axis=-1, count=cards, bitorder="little"
     ).astype(np.int32)
     extra = 0
     if tables.leftover:
         # leftover_bonus: a hand of bonus cards only (subtract) scores their bonus points;
         # a hand with exactly one bonus card (single_adds) scores |its bonus| for it.
-        bonus_bits = bits * tables.bonus_card[:NUM_CARDS]
+        bonus_bits = bits * tables.bonus_card[:cards]
         count = bonus_bits.sum(axis=-1)
         if tables.leftover == SUBTRACT:
             special = (count > 0) & (count == bits.sum(axis=-1))
-            extra = np.where(special, bonus_bits @ tables.bonus_points[:NUM_CARDS], 0)
+            extra = np.where(special, bonus_bits @ tables.bonus_points[:cards], 0)
             bits = np.where(special[..., None], 0, bits)
         else:
             special = count == 1
-            extra = np.where(special, bonus_bits @ np.abs(tables.bonus_points[:NUM_CARDS]), 0)
+            extra = np.where(special, bonus_bits @ np.abs(tables.bonus_points[:cards]), 0)
             bits = bits - np.where(special[..., None], bonus_bits, 0)
     points = bits @ tables.points
     if tables.pair_cards.size:
@@ -120,7 +124,7 @@ def _points_with_switches(
     if tables.bonus_combo:
         # The finisher's final run of bonus-card plays, ending with the last card (a round
         # won by a steal has no last card and no bonus).
-        has_last = last_card != NO_CARD
+        has_last = last_card != tables.deck.no_card
         bonus = np.where(has_last, state.combo_points[games, finisher], 0)
         multiplier = np.where(has_last, state.combo_multiplier[games, finisher], 1)[:, None]
     if tables.scope_total:
@@ -177,6 +181,7 @@ def score_rounds(
     else:
         match_over = np.bitwise_count(still_in.astype(np.uint8)) <= 1
     if trace is not None:
+        no_card = tables.deck.no_card
         for i, game in enumerate(games.tolist()):
             now_out = [p for p in range(state.players) if not (still_in[i] >> p & 1)]
             trace.emit(
@@ -184,7 +189,7 @@ def score_rounds(
                 {
                     "type": "round_end",
                     "finisher": int(finisher[i]),
-                    "last_card": None if last_card[i] == NO_CARD else int(last_card[i]),
+                    "last_card": None if last_card[i] == no_card else int(last_card[i]),
                     "points": [
                         int(points[i, p]) if was_in[i, p] else None for p in range(state.players)
                     ],

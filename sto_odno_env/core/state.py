@@ -1,6 +1,7 @@
 """The engine's state: B games of P players as arrays, batch dimension first.
 
-Card sets are 36-bit masks in ``uint64`` (bit ``c`` is card ``c``). Besides the State this
+Card sets are N-bit masks in ``uint64`` (bit ``c`` is card ``c``; N = 36, or 52 with
+``deck: 52``). Besides the State this
 module holds what every stage reads: the seat order (:func:`next_seat`) and the mark a
 round end leaves for the settle loop (:func:`mark_round_end`).
 """
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..cards import NO_CARD, NUM_CARDS, PHASE_DONE
+from ..cards import PHASE_DONE
 from ..rules import MAX_PLAYERS, Rules, load_rules
 from ..tables import RuleTables, compile_rules
 from .bits import unpack_actions
@@ -26,7 +27,8 @@ class State:
 
     Card orders: ``stock[b, :stock_size[b]]`` is a stack whose last entry is the top card;
     ``discard[b, :discard_size[b]]`` is the pile, oldest first, so its last entry is the top
-    card. ``hand[b, p]`` is a 36-bit card mask.
+    card. ``hand[b, p]`` is a card mask (N bits, N the rule set's deck). Card arrays are
+    (B, N) and "no card" is N (``tables.deck.no_card``).
     """
 
     tables: RuleTables
@@ -186,6 +188,7 @@ def empty_state(rules: Rules | str, players: int, batch: int) -> State:
         raise ValueError(f"batch must be >= 1, got {batch}")
     tables = compile_rules(rules)
     B, P = batch, players
+    N, NO_CARD = tables.deck.cards, tables.deck.no_card
 
     def zeros(shape, dtype):
         return np.zeros(shape, dtype=dtype)
@@ -204,9 +207,9 @@ def empty_state(rules: Rules | str, players: int, batch: int) -> State:
         round=zeros(B, np.int16),
         turn=zeros(B, np.int32),
         hand=zeros((B, P), np.uint64),
-        stock=zeros((B, NUM_CARDS), np.int8),
+        stock=zeros((B, N), np.int8),
         stock_size=zeros(B, np.int16),
-        discard=zeros((B, NUM_CARDS), np.int8),
+        discard=zeros((B, N), np.int8),
         discard_size=zeros(B, np.int16),
         discard_bits=zeros(B, np.uint64),
         top_card=np.full(B, NO_CARD, np.int8),

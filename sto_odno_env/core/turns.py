@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import NO_CARD, PHASE_PLAY, PHASE_RESPOND
+from ..cards import PHASE_PLAY, PHASE_RESPOND
 from .bits import U64_0, any_set, cells
 from .draws import draw_many
 from .state import NEXT_SEAT, State, next_seat
@@ -56,4 +56,4 @@ def pass_turn(state: State, games: np.ndarray) -> None:
     if games.size:
         state.current_player[games] = next_seat(state, games, state.current_player[games])
         state.phase[games] = PHASE_PLAY
-        state.drawn_card[games] = NO_CARD
+        state.drawn_card[games] = state.tables.deck.no_card
