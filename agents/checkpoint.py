@@ -163,9 +163,14 @@ def check_fits(
         except RulesError as error:
             raise CheckpointError(f"checkpoint {str(path)!r} holds bad rules: {error}") from None
         if _rule_keys(trained) != _rule_keys(rules):
+            names = (
+                f"rules {trained.name!r}, not {rules.name!r}"
+                if trained.name != rules.name
+                else f"other rules than these (both named {rules.name!r})"
+            )
             raise CheckpointError(
-                f"checkpoint {str(path)!r} was trained for rules {trained.name!r}, not "
-                f"{rules.name!r} (they differ in {', '.join(_differences(trained, rules))}); "
+                f"checkpoint {str(path)!r} was trained for {names} (they differ in "
+                f"{', '.join(_differences(trained, rules))}); "
                 "load it with the rules it was trained for"
             )
     saved_players = data.get("players")

@@ -327,6 +327,33 @@ def test_shipped_policies_play_legal_moves_in_the_aec_and_vector_envs(name):
         observations, _, _, _, infos = vector.step(actions)
 
 
+@pytest.mark.parametrize(
+    ("rules_file", "players", "obs_width", "actions"),
+    [("deck-52.yaml", 3, 253, 58), ("last-card-call.yaml", 2, 190, 43)],
+)
+def test_a_run_on_a_rule_set_of_other_sizes_trains_a_policy_for_it(
+    tmp_path, rules_file, players, obs_width, actions
+):
+    # The 52-card deck and the last-card call change the observation and action sizes:
+    # the networks, the warm start and the policy file follow the rule set.
+    rules_path = str(ROOT / "configs" / "rules" / "examples" / rules_file)
+    trainer = tiny_run(tmp_path, 16 * 8, "--rules", rules_path, "--players", str(players))
+    assert trainer.actor[0].in_features == obs_width
+    assert trainer.actor[-1].out_features == actions
+    agent = load(str(tmp_path / "policy.pt"), rules_path, players)
+    refused = r"trained for other rules .*differ in .*(deck|last_card_call)"
+    with pytest.raises(AgentError, match=refused):
+        load(str(tmp_path / "policy.pt"), "classic", players)
+    env = sto_odno_v0.env(rules=rules_path, players=players)
+    env.reset(seed=2)
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        action = None
+        if not (terminated or truncated):
+            action = agent(observation["observation"], observation["action_mask"])
+        env.step(action)  # an illegal action raises IllegalActionError
+
+
 def test_ship_and_plot_curves_from_a_run(tmp_path):
     from train import plot_curves, ship
 
