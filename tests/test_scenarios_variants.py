@@ -772,3 +772,20 @@ def test_deck_52_sharded_equals_one_process():
         trails.append(trail)
     assert trails[0][0].shape == (4, 253) and trails[0][1].shape == (4, 58)
     assert all(np.array_equal(a, b) for a, b in zip(*trails, strict=True))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_deck_52_engine_api_and_record_cli_at_every_player_count(players, tmp_path):
+    """The engine's API test (masks, determinism, the 52 cards in one place each, records
+    that replay) and the record CLI, with ``deck: 52`` at 2 to 6 players."""
+    from sto_odno_env import record
+    from sto_odno_env.testing import api_test
+
+    api_test(classic(52), players, batch=4, steps=80)
+    out = tmp_path / "deck52.jsonl"
+    argv = ["--rules", "classic", "--set", "deck=52", "--players", str(players)]
+    assert record.main([*argv, "--matches", "1", "--out", str(out)]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0])["rules"]["deck"] == 52
+    assert len(json.loads(lines[1])["deck"]) == 52
+    assert replay(out) == 1
