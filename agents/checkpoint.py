@@ -203,10 +203,20 @@ class TorchPolicyAgent(BasePolicy):
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         torch = _torch()
+        observations = np.asarray(observations, np.float32)
+        masks = np.asarray(masks)
+        widths = (self.network[0].in_features, self.network[-1].out_features)
+        if observations.shape[-1] != widths[0] or masks.shape[-1] != widths[1]:
+            where = f" {self.path!r}" if self.path else ""
+            raise ValueError(
+                f"policy{where} takes observations of {widths[0]} and {widths[1]} actions; "
+                f"this env gives {observations.shape[-1]} and {masks.shape[-1]} (another "
+                "deck or the last-card call): load it with the rules it was trained for"
+            )
         with torch.no_grad():
-            logits = self.network(torch.as_tensor(np.asarray(observations, np.float32)))
+            logits = self.network(torch.as_tensor(observations))
         logits = logits.numpy()
-        logits[np.asarray(masks) == 0] = -np.inf
+        logits[masks == 0] = -np.inf
         return np.argmax(logits, axis=1)
 
 

@@ -344,6 +344,10 @@ def test_a_run_on_a_rule_set_of_other_sizes_trains_a_policy_for_it(
     refused = r"trained for other rules .*differ in .*(deck|last_card_call)"
     with pytest.raises(AgentError, match=refused):
         load(str(tmp_path / "policy.pt"), "classic", players)
+    classic = StoOdnoVectorEnv(num_envs=2, players=players)
+    observations, infos = classic.reset(seed=0)
+    with pytest.raises(ValueError, match=f"takes observations of {obs_width} and {actions}"):
+        load_checkpoint(tmp_path / "policy.pt").act(observations, infos["action_mask"])
     env = sto_odno_v0.env(rules=rules_path, players=players)
     env.reset(seed=2)
     for _ in env.agent_iter():
