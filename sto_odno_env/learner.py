@@ -344,29 +344,41 @@ class LearnerGames:
     def get_state(self) -> dict[str, np.ndarray]:
         """Everything a resumed run needs to play on exactly, between steps: the engine
         state's arrays, the learner seats and the rewards not yet reported."""
-        arrays = {
-            f"engine.{name}": value.copy()
-            for name, value in vars(self.state).items()
-            if isinstance(value, np.ndarray)
-        }
+        arrays = engine_arrays(self.state)
         arrays["learner"] = self.learner.copy()
         arrays["episode_reward"] = self._episode_reward.copy()
         return arrays
 
     def set_state(self, arrays: dict[str, np.ndarray]) -> None:
         """Restore what :meth:`get_state` returned (after :meth:`reset` on the same batch)."""
-        for name, value in arrays.items():
-            if name.startswith("engine."):
-                current = getattr(self.state, name[len("engine.") :])
-                if current.shape != value.shape or current.dtype != value.dtype:
-                    raise ValueError(
-                        f"saved games do not fit: {name} is {value.dtype}{value.shape}, "
-                        f"this table has {current.dtype}{current.shape}"
-                    )
-                current[...] = value
+        restore_engine_arrays(self.state, arrays)
         self.learner[:] = arrays["learner"]
         self._episode_reward[:] = arrays["episode_reward"]
         self._autoplay_cache = None
+
+
+def engine_arrays(state: engine.State) -> dict[str, np.ndarray]:
+    """Copies of the engine state's arrays, named ``engine.<field>`` (for saving a run)."""
+    return {
+        f"engine.{name}": value.copy()
+        for name, value in vars(state).items()
+        if isinstance(value, np.ndarray)
+    }
+
+
+def restore_engine_arrays(state: engine.State, arrays: dict[str, np.ndarray]) -> None:
+    """Write the ``engine.<field>`` entries of ``arrays`` (from :func:`engine_arrays`) back
+    into ``state``; other entries are left to the caller. An array of another shape or
+    type (games saved with other settings) raises ValueError naming the field."""
+    for name, value in arrays.items():
+        if name.startswith("engine."):
+            current = getattr(state, name[len("engine.") :])
+            if current.shape != value.shape or current.dtype != value.dtype:
+                raise ValueError(
+                    f"saved games do not fit: {name} is {value.dtype}{value.shape}, "
+                    f"these games have {current.dtype}{current.shape}"
+                )
+            current[...] = value
 
 
 def learner_games(

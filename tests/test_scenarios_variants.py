@@ -508,30 +508,38 @@ def test_a_bot_refuses_masks_of_another_action_space():
         ExpertAgent("classic").act(np.zeros((1, 189), np.float32), np.ones((1, 58), np.int8))
 
 
+def sharded_trail(rules: Rules, workers: int) -> list:
+    """Observations, rewards and masks of 40 random steps of a 3-player vector env (4
+    games, greedy opponents) stepped in ``workers`` processes."""
+    import numpy as np
+
+    from agents.heuristic import GreedyAgent
+    from sto_odno_env import engine
+    from sto_odno_env.gym_env import StoOdnoVectorEnv
+
+    env = StoOdnoVectorEnv(4, rules, 3, opponents=GreedyAgent(rules), workers=workers)
+    observations, infos = env.reset(seed=7)
+    generator = np.random.default_rng(7)
+    trail = [observations, infos["action_mask"]]
+    for _ in range(40):
+        actions = engine.sample_actions(env.games.legal_bits, generator.random(4))
+        observations, rewards, *_, infos = env.step(actions)
+        trail += [observations, rewards, infos["action_mask"]]
+    env.close()
+    return trail
+
+
 def test_last_card_call_sharded_and_determinised():
     """Worker processes publish the longer observations and 43-wide masks exactly as one
     process does; a state rebuilt from a CALL observation is in CALL."""
     import numpy as np
 
-    from agents.heuristic import GreedyAgent
     from sto_odno_env import engine
     from sto_odno_env.determinise import from_observations
-    from sto_odno_env.gym_env import StoOdnoVectorEnv
     from sto_odno_env.observation import observe
 
     rules = Rules.preset("classic").replace(last_card_call=True)
-    trails = []
-    for workers in (1, 2):
-        env = StoOdnoVectorEnv(4, rules, 3, opponents=GreedyAgent(rules), workers=workers)
-        observations, infos = env.reset(seed=7)
-        generator = np.random.default_rng(7)
-        trail = [observations, infos["action_mask"]]
-        for _ in range(40):
-            actions = engine.sample_actions(env.games.legal_bits, generator.random(4))
-            observations, rewards, *_, infos = env.step(actions)
-            trail += [observations, rewards, infos["action_mask"]]
-        env.close()
-        trails.append(trail)
+    trails = [sharded_trail(rules, workers) for workers in (1, 2)]
     assert trails[0][0].shape == (4, 190) and trails[0][1].shape == (4, 43)
     assert all(np.array_equal(a, b) for a, b in zip(*trails, strict=True))
 
@@ -753,23 +761,7 @@ def test_deck_52_sharded_equals_one_process():
     process does."""
     import numpy as np
 
-    from agents.heuristic import GreedyAgent
-    from sto_odno_env import engine
-    from sto_odno_env.gym_env import StoOdnoVectorEnv
-
-    rules = classic(52)
-    trails = []
-    for workers in (1, 2):
-        env = StoOdnoVectorEnv(4, rules, 3, opponents=GreedyAgent(rules), workers=workers)
-        observations, infos = env.reset(seed=7)
-        generator = np.random.default_rng(7)
-        trail = [observations, infos["action_mask"]]
-        for _ in range(40):
-            actions = engine.sample_actions(env.games.legal_bits, generator.random(4))
-            observations, rewards, *_, infos = env.step(actions)
-            trail += [observations, rewards, infos["action_mask"]]
-        env.close()
-        trails.append(trail)
+    trails = [sharded_trail(classic(52), workers) for workers in (1, 2)]
     assert trails[0][0].shape == (4, 253) and trails[0][1].shape == (4, 58)
     assert all(np.array_equal(a, b) for a, b in zip(*trails, strict=True))
 

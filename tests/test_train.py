@@ -308,18 +308,23 @@ def test_the_shipped_policies_are_there_and_small():
         assert "training" not in torch.load(path, weights_only=True)
 
 
-@pytest.mark.parametrize("name", sorted(SHIPPED))
-def test_shipped_policies_play_legal_moves_in_the_aec_and_vector_envs(name):
-    players = int(name.rsplit("-", 1)[1].rstrip("p"))
-    agent = load(name, "classic", players)
-    env = sto_odno_v0.env(rules="classic", players=players)
-    env.reset(seed=5)
+def play_a_match_in_the_aec_env(agent, rules: str, players: int, seed: int) -> None:
+    """``agent`` in every seat of one AEC match; an illegal action raises there."""
+    env = sto_odno_v0.env(rules=rules, players=players)
+    env.reset(seed=seed)
     for _ in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         action = None
         if not (terminated or truncated):
             action = agent(observation["observation"], observation["action_mask"])
-        env.step(action)  # an illegal action raises IllegalActionError
+        env.step(action)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_policies_play_legal_moves_in_the_aec_and_vector_envs(name):
+    players = int(name.rsplit("-", 1)[1].rstrip("p"))
+    agent = load(name, "classic", players)
+    play_a_match_in_the_aec_env(agent, "classic", players, seed=5)
     vector = StoOdnoVectorEnv(num_envs=64, players=players, opponents=agent)
     observations, infos = vector.reset(seed=5)
     for _ in range(100):
@@ -348,14 +353,7 @@ def test_a_run_on_a_rule_set_of_other_sizes_trains_a_policy_for_it(
     observations, infos = classic.reset(seed=0)
     with pytest.raises(ValueError, match=f"takes observations of {obs_width} and {actions}"):
         load_checkpoint(tmp_path / "policy.pt").act(observations, infos["action_mask"])
-    env = sto_odno_v0.env(rules=rules_path, players=players)
-    env.reset(seed=2)
-    for _ in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        action = None
-        if not (terminated or truncated):
-            action = agent(observation["observation"], observation["action_mask"])
-        env.step(action)  # an illegal action raises IllegalActionError
+    play_a_match_in_the_aec_env(agent, rules_path, players, seed=2)
 
 
 def test_ship_and_plot_curves_from_a_run(tmp_path):

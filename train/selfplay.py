@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from sto_odno_env import engine, rng
+from sto_odno_env.learner import engine_arrays, restore_engine_arrays
 from sto_odno_env.observation import obs_size, observe
 from sto_odno_env.rules import Rules
 from train.masked import sample
@@ -171,11 +172,7 @@ class SelfPlayGames:
 
     def get_state(self) -> dict[str, Any]:
         """The games, the rewards not yet credited and the carried rows, as plain data."""
-        arrays = {
-            f"engine.{name}": value.copy()
-            for name, value in vars(self.state).items()
-            if isinstance(value, np.ndarray)
-        }
+        arrays = engine_arrays(self.state)
         arrays["pending"] = self.pending.copy()
         arrays["carry_slot"] = self.carry_slot.copy()
         carry = {key: value.clone() for key, value in self.carry.items()}
@@ -183,15 +180,7 @@ class SelfPlayGames:
 
     def set_state(self, data: dict[str, Any]) -> None:
         """Restore what :meth:`get_state` returned (on games built with the same settings)."""
-        for name, value in data["arrays"].items():
-            if name.startswith("engine."):
-                current = getattr(self.state, name[len("engine.") :])
-                if current.shape != value.shape or current.dtype != value.dtype:
-                    raise ValueError(
-                        f"saved self-play games do not fit: {name} is {value.dtype}"
-                        f"{value.shape}, this run has {current.dtype}{current.shape}"
-                    )
-                current[...] = value
+        restore_engine_arrays(self.state, data["arrays"])
         self.pending[...] = data["arrays"]["pending"]
         self.carry_slot[...] = data["arrays"]["carry_slot"]
         self.carry = {key: value.clone() for key, value in data["carry"].items()}
