@@ -305,7 +305,10 @@ def test_ctrl_c_leaves_cleanly_and_saves_the_record(tmp_path):
     try:
         _read_until(process.stdout, "Your move> ")
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
+        # Not communicate(): it closes stdin, and on a loaded machine the player could read
+        # that end of input (and quit normally) before the interrupt is handled.
+        process.wait(timeout=30)
+        out, err = process.stdout.read(), process.stderr.read()
     finally:
         process.kill()
     assert process.returncode == 130
