@@ -301,6 +301,9 @@ def test_ctrl_c_leaves_cleanly_and_saves_the_record(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
+        # A test run started in the background inherits SIGINT ignored, and so would the
+        # player: give it the default disposition, as a terminal's Ctrl-C finds it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         _read_until(process.stdout, "Your move> ")
