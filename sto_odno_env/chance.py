@@ -74,7 +74,7 @@ class RandomChance:
         # is the one with the smallest key, whatever the stack's size.
         size = state.tables.deck.cards
         keys = ~self._numbers(state, games, size)
-        keys[counts[:, None] <= _positions(size)] = np.iinfo(np.uint64).max
+        keys[counts[:, None] <= _POSITIONS[size]] = np.iinfo(np.uint64).max
         order = np.argsort(keys, axis=1, kind="stable")
         order += np.arange(0, order.size, size)[:, None]
         return cards.reshape(-1)[order]
@@ -90,11 +90,7 @@ _POSITIONS = {size: np.arange(size)[None, :] for size in (36, 52)}  # per deck s
 RANDOM_CHANCE = RandomChance()
 
 
-def _positions(size: int) -> np.ndarray:
-    return _POSITIONS[size]
-
-
-def _nth_card(hands: np.ndarray, index: np.ndarray, cards: int = 36) -> np.ndarray:
+def _nth_card(hands: np.ndarray, index: np.ndarray, cards: int) -> np.ndarray:
     """The ``index``-th lowest card of each hand (of a ``cards``-card deck)."""
     bits = np.unpackbits(hands.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
     ranks = np.cumsum(bits[:, :cards], axis=1) - 1

@@ -169,14 +169,13 @@ class Trainer:
             self._count_results(opponents, ended, result["reward"])
             self.observations = result["observation"]
         self.next_starts = torch.from_numpy(starts)
-        self.global_step += steps * batch
         if self.self_play is not None:
             config = self.config
             buffer["self_play"] = self.self_play.collect(
                 self.actor, self.critic, steps, self.generator, self.device,
                 config["gamma"], config["gae_lambda"],
             )  # fmt: skip
-            self.global_step += steps * self.self_play.batch
+        self.global_step += self.decisions_per_update
         return buffer
 
     def _count_results(self, opponents: np.ndarray, ended: np.ndarray, reward: np.ndarray):
