@@ -335,6 +335,7 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+@cli.quiet_broken_pipe
 def main(argv: list[str] | None = None) -> None:
     """The command line (``python -m sto_odno_env.bench --help``)."""
     parser = cli.parser(
@@ -369,4 +370,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -2,18 +2,24 @@
 
 Every tool refuses bad input with one line on stderr that names what is wrong and what is
 allowed, and a non-zero exit; an output file is written to a temporary file beside it and
-renamed into place, so it is either complete or absent.
+renamed into place, so it is either complete or absent. A tool whose output reader goes
+away (``... | head``) stops quietly (:func:`quiet_broken_pipe`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, NoReturn
+from typing import IO, NoReturn, ParamSpec
+
+_P = ParamSpec("_P")
+BROKEN_PIPE = 141  # 128 + SIGPIPE: the status a shell shows for a writer whose reader left
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -138,3 +144,31 @@ def atomic_open(path: str | Path, mode: str = "w", **kwargs) -> Iterator[IO]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def quiet_broken_pipe(main: Callable[_P, int | None]) -> Callable[_P, int | None]:
+    """Wrap a command's ``main`` so that a reader that goes away (``... | head``) ends the
+    command quietly: no ``BrokenPipeError`` traceback, exit code :data:`BROKEN_PIPE` (as a
+    shell reports for ``yes | head``). The wrapper flushes stdout itself, so output still
+    buffered when ``main`` returns is caught too."""
+
+    @functools.wraps(main)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> int | None:
+        try:
+            code = main(*args, **kwargs)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _drop_stdout()
+            return BROKEN_PIPE
+        return code
+
+    return wrapper
+
+
+def _drop_stdout() -> None:
+    # Python flushes stdout once more at exit; pointing it at the null device keeps that
+    # flush from meeting the closed pipe (and printing "Exception ignored ...").
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)

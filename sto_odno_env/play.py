@@ -8,13 +8,17 @@ At your turn type a move number, a card (``Q♠``, ``qs``, ``10h``, ``10♥``), 
 (or take a penalty), ``p`` to pass; after a queen name a suit (``♥``, ``h`` or its
 number); ``?`` for help, ``q`` to quit. In the viewer: ``n`` (or Enter) next, ``b`` back,
 a record line number to jump there, ``q`` to quit. End of input and Ctrl-C leave cleanly
-(exit codes 0 and 130) and save the record when ``--record`` is given.
+(exit codes 0 and 130) and save the record when ``--record`` is given; a match left
+before its end is saved as unfinished (docs/rules.md §10) and replays up to there.
+
+Rounds and turns are numbered from 1 on screen; ``state.round`` counts from 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import secrets
 import sys
 from collections.abc import Sequence
@@ -23,7 +27,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from . import engine
+from . import cli, engine
 from .cards import (
     PHASE_ORDER,
     SUIT_LETTERS,
@@ -37,7 +41,7 @@ from .cards import (
 from .observation import observe_one
 from .playback import Playback
 from .record import write_records
-from .rules import Rules, RulesError, load_rules
+from .rules import PRESETS, Rules, RulesError, load_rules
 from .screen import (
     Screen,
     event_text,
@@ -153,8 +157,50 @@ def seat_names(players: int, you: int, opponents: Sequence[str]) -> list[str]:
     return names
 
 
+class _MatchTrace(engine.Trace):
+    """The record of a match stepped one decision at a time: the caller says whether the
+    decision it steps is forced (one legal action), as the record marks it."""
+
+    forced = False
+
+    def emit(self, game: int, event: dict[str, Any]) -> None:
+        if event["type"] == "action":
+            event["forced"] = self.forced
+        super().emit(game, event)
+
+
+class _DealWatch:
+    """The engine's own chance (:data:`engine.RANDOM_CHANCE`), noting the hands whenever a
+    round is dealt: the hands the last round ended with, after any last-card penalty
+    (docs/rules.md §7), and the seats still in, who are dealt the next round."""
+
+    def __init__(self) -> None:
+        self.inner = engine.RANDOM_CHANCE
+        self.deals: list[tuple[list[int], int]] = []  # (hands, seats-in mask) per deal
+
+    def deck(self, state: engine.State, games: np.ndarray) -> np.ndarray:
+        self.deals.append(([int(h) for h in state.hand[0]], int(state.in_match[0])))
+        return self.inner.deck(state, games)
+
+    def first_dealer(self, state, games):
+        return self.inner.first_dealer(state, games)
+
+    def shuffle(self, state, games, cards, counts):
+        return self.inner.shuffle(state, games, cards, counts)
+
+    def steal(self, state, games, drawer, victim):
+        return self.inner.steal(state, games, drawer, victim)
+
+
 class HumanMatch:
-    """One match: a human at ``seat`` and one policy per other seat (in seat order)."""
+    """One match: a human at ``seat`` and one policy per other seat (in seat order).
+
+    The match is stepped one decision at a time (forced ones taken here, as the engine
+    would), so that every card a seat takes can be told: the hands before and after each
+    decision show what was drawn, and who drew it says why (the player's own draw, or a
+    penalty). The history shows these draws as ``draw`` events, which are not part of
+    the record (docs/rules.md §10 leaves draws out: they follow from the deck).
+    """
 
     def __init__(
         self,
@@ -170,35 +216,62 @@ class HumanMatch:
         self.seat, self.names, self.screen, self.reader = seat, list(names), screen, reader
         others = iter(opponents)
         self.policies = [None if p == seat else next(others) for p in range(players)]
-        self.trace = engine.Trace(1)
-        self.state = engine.init(rules, players, 1, seed=seed, trace=self.trace)
+        self.trace = _MatchTrace(1)
+        self.chance = _DealWatch()
+        self.state = engine.init(
+            rules,
+            players,
+            1,
+            seed=seed,
+            trace=self.trace,
+            chance=self.chance,
+            resolve_forced=False,
+        )
+        self.complete = 0  # record events up to the last decision point (what is saved)
         self.shown = 0  # record events already printed or gathered into self.recent
         self.recent: list[dict[str, Any]] = []
 
     @property
     def record(self) -> list[dict[str, Any]]:
-        """The match's record events so far (docs/rules.md §10)."""
-        return self.trace.current[0]
+        """The match's record events up to the last decision point (docs/rules.md §10):
+        a step cut short by Ctrl-C leaves no half of it here."""
+        return self.trace.current[0][: self.complete]
 
     def play(self) -> None:
         """Play to the match's end; EOFError, KeyboardInterrupt and Quit pass through."""
-        self._gather()
+        if not self.shown:  # the deal (and an opening card's penalty)
+            self._gather(None)
         while not bool(self.state.done[0]):
             seat = int(self.state.current_player[0])
-            if seat == self.seat:
+            legal = legal_actions(self.state)
+            if len(legal) == 1:  # forced: no one is asked (docs/rules.md §4)
+                action = legal[0]
+            elif seat == self.seat:
                 action = self._ask_human()
             else:
                 observation = observe_one(self.state, seat)
                 action = int(self.policies[seat](observation, self.state.legal[0]))
-            engine.step(self.state, np.array([action]), trace=self.trace)
-            self._gather()
+            hands = self._hands()
+            self.trace.forced = len(legal) == 1
+            engine.step(
+                self.state,
+                np.array([action]),
+                trace=self.trace,
+                chance=self.chance,
+                resolve_forced=False,
+            )
+            self._gather(hands)
 
-    def _gather(self) -> None:
-        """Take the new record events: moves wait for the human's next screen, round and
-        match results are printed as they happen."""
-        events = self.record[self.shown :]
-        self.shown = len(self.record)
-        for event in events:
+    def _hands(self) -> list[int]:
+        return [int(hand) for hand in self.state.hand[0]]
+
+    def _gather(self, before: list[int] | None) -> None:
+        """Take the new record events, with the draws they led to (``before``: the hands
+        before the decision): moves wait for the human's next screen, round and match
+        results are printed as they happen."""
+        events = self.trace.current[0][self.shown :]
+        self.shown = self.complete = len(self.trace.current[0])
+        for event in self._with_draws(events, before):
             if event["type"] in ("round_end", "match_end"):
                 self._print_recent("Moves")
                 if event["type"] == "round_end":
@@ -210,6 +283,55 @@ class HumanMatch:
                     self.screen.block("Match result", lines)
             elif event["type"] != "match":
                 self.recent.append(event)
+
+    def _with_draws(
+        self, events: list[dict[str, Any]], before: list[int] | None
+    ) -> list[dict[str, Any]]:
+        """``events`` with the cards each seat took: on the action of a seat that drew
+        (its own draw, ``drawn``), and as ``draw`` events for a penalty taken by another
+        seat (or at a round's opening card). Record events are copied, never changed.
+
+        The events split at each ``round`` line; a part's cards taken are its hands at
+        the end (at the next deal, or now) less its hands at the start (before the
+        decision, or as dealt: docs/rules.md §3), less cards stolen (``steal`` lines)."""
+        deals, self.chance.deals = self.chance.deals, []
+        starts = [i for i, event in enumerate(events) if event["type"] == "round"]
+        bounds = [0, *starts, len(events)]
+        ends = [hands for hands, _ in deals] + [self._hands()]
+        cards, hand_size = self.state.tables.deck.cards, self.state.tables.hand_size
+        result: list[dict[str, Any]] = []
+        for part, (first, stop) in enumerate(itertools.pairwise(bounds)):
+            piece = [dict(event) for event in events[first:stop]]
+            if part == 0:
+                if before is None:  # the match's start: nothing held before the deal
+                    result += piece
+                    continue
+                start = before
+            else:
+                deck, seats_in = piece[0]["deck"], deals[part - 1][1]
+                dealt = sum(1 << card for card in deck[: seats_in.bit_count() * hand_size])
+                start = [dealt] * len(ends[part])
+            taken = [end & ~begin for end, begin in zip(ends[part], start, strict=True)]
+            for event in piece:
+                if event["type"] == "steal":
+                    taken[event["player"]] &= ~(1 << event["card"])
+            actor = next((e["player"] for e in piece if e["type"] == "action"), None)
+            notes = []
+            for seat, bits in enumerate(taken):
+                drawn = [card for card in range(cards) if bits >> card & 1]
+                if not drawn:
+                    continue
+                if seat == actor:
+                    action = next(e for e in piece if e["type"] == "action")
+                    action["drawn"] = drawn
+                else:
+                    notes.append({"type": "draw", "player": seat, "cards": drawn})
+            at = next(
+                (i for i, e in enumerate(piece) if e["type"] in ("round_end", "match_end")),
+                len(piece),
+            )
+            result += piece[:at] + notes + piece[at:]
+        return result
 
     def _print_recent(self, title: str) -> None:
         lines = [event_text(self.screen, e, self.names, self.seat) for e in self.recent]
@@ -240,7 +362,7 @@ class HumanMatch:
             if text.strip().lower() in ("q", "quit", "exit"):
                 raise Quit
             if text.strip().lower() in ("?", "help"):  # not "h": that is ♥ at the suit prompt
-                screen.say(HELP)
+                screen.say(screen.text(HELP))
                 continue
             try:
                 return parse_move(text, state)
@@ -261,9 +383,11 @@ def replay_session(playback: Playback, screen: Screen, reader: Reader) -> None:
             for number, event in frame.events
             if (text := event_text(screen, event, names))
         ]
+        unfinished = "" if playback.finished else " (unfinished)"
         screen.block(
-            f"Match {playback.match} · lines {frame.first}-{frame.last} of "
-            f"{playback.first_line}-{playback.last_line} · step {index + 1}/{count}",
+            f"Match {playback.match}{unfinished} · round {int(state.round[0]) + 1} · lines "
+            f"{frame.first}-{frame.last} of {playback.first_line}-{playback.last_line} · "
+            f"step {index + 1}/{count}",
             [
                 *lines,
                 *situation(screen, state),
@@ -279,7 +403,8 @@ def replay_session(playback: Playback, screen: Screen, reader: Reader) -> None:
                 if index + 1 < count:
                     index += 1
                     break
-                screen.say("! this is the end of the match; b goes back, q quits")
+                end = "match" if playback.finished else "record (the match was left unfinished)"
+                screen.say(f"! this is the end of the {end}; b goes back, q quits")
             elif text in ("b", "back"):
                 if index > 0:
                     index -= 1
@@ -314,12 +439,43 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
+def agent_names() -> str:
+    """The agents ``--opponents`` takes, from the registry: the bots, then the shipped
+    policies with the rules and player count each was trained for."""
+    import yaml
+
+    from agents.registry import BOTS, SHIPPED  # the agents package depends on this one
+
+    shipped = []
+    for name, path in SHIPPED.items():
+        config = path.with_suffix(".yaml")
+        try:
+            data = yaml.safe_load(config.read_text(encoding="utf-8"))
+            shipped.append(f"{name} ({data['rules']}, {data['players']} players)")
+        except (OSError, yaml.YAMLError, TypeError, KeyError):
+            shipped.append(name)
+    bots = ", ".join(name + ("[:samples=N,...]" if name == "rollout" else "") for name in BOTS)
+    policies = f"; trained policies: {', '.join(shipped)}" if shipped else ""
+    return f"bots: {bots}{policies}; or a checkpoint path (.pt, SB3 .zip)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m sto_odno_env.play",
-        description="Play 101 against agents in the terminal, or step through a record.",
+        description="Play 101 against agents in the terminal, or step through a record.\n"
+        "Rounds and turns are numbered from 1 on screen.",
+        epilog="examples:\n"
+        "  python -m sto_odno_env.play --opponents expert --seed 7\n"
+        "  python -m sto_odno_env.play --opponents ppo-classic-2p --record match.jsonl\n"
+        "  python -m sto_odno_env.play --players 4 --opponents ppo-classic-4p\n"
+        "  python -m sto_odno_env.play --replay match.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--rules", default="classic", help="preset name or YAML rules file")
+    parser.add_argument(
+        "--rules",
+        default="classic",
+        help=f"a preset ({', '.join(PRESETS)}) or a YAML rules file (default: classic)",
+    )
     parser.add_argument(
         "--players",
         type=int,
@@ -328,8 +484,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--opponents",
         default="expert",
-        help="agents in the other seats, comma-separated (one name fills "
-        "every seat): random, greedy, expert, rollout, or a checkpoint",
+        help="agents in the other seats, comma-separated, in seat order (one name fills "
+        f"every seat; default: expert). {agent_names()}",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0..P-1 (default 0)")
     parser.add_argument("--seed", type=int, help="match seed (default: a random one, printed)")
@@ -345,10 +501,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+@cli.quiet_broken_pipe
 def main(
     argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
-    """Run the program; returns the exit code. ``stdin``/``stdout`` default to the process's."""
+    """Run the program; returns the exit code. ``stdin``/``stdout`` default to the process's.
+
+    Output piped to a reader that leaves (``| head``) ends it quietly, the record saved."""
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
     args = _parser().parse_args(argv)
@@ -409,8 +568,10 @@ def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
         return _fail(str(error))
     seat_names_ = seat_names(players, args.seat, names)
     screen.say(
-        f"101 · rules {rules.name} · {players} players · seed {seed} · you are seat "
-        f"{args.seat} · {HELP}"
+        screen.text(
+            f"101 · rules {rules.name} · {players} players · seed {seed} · you are seat "
+            f"{args.seat} · {HELP}"
+        )
     )
     screen.deck = rules.deck_spec
     match = HumanMatch(rules, players, args.seat, opponents, seat_names_, seed, screen, reader)
@@ -423,6 +584,10 @@ def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
         note = "you left the match"
     except KeyboardInterrupt:
         code, note = INTERRUPTED, "interrupted"
+    except BrokenPipeError:  # the output's reader left: save without a word, then go
+        if args.record:
+            _save(args.record, match, None)
+        raise
     if note:
         screen.say(note)
     if args.record:
@@ -430,15 +595,20 @@ def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
     return code
 
 
-def _save(path: str, match: HumanMatch, screen: Screen) -> None:
-    finished = bool(match.state.done[0])
+def _save(path: str, match: HumanMatch, screen: Screen | None) -> None:
+    """Write the match's record (an unfinished match ends with an ``unfinished`` line, so
+    that ``--replay`` shows it up to there); ``screen`` None saves without a word."""
+    record = match.record
     try:
-        write_records(path, [match.record])
+        write_records(path, [record])
     except OSError as error:
-        print(f"error: could not write the record: {error}", file=sys.stderr)
+        if screen is not None:
+            print(f"error: could not write the record: {error}", file=sys.stderr)
         return
-    what = "record" if finished else "partial record (the match is unfinished)"
-    screen.say(f"saved the {what} to {path}")
+    if screen is not None:
+        finished = record[-1]["type"] == "match_end"
+        what = "record" if finished else "partial record (the match is unfinished)"
+        screen.say(screen.text(f"saved the {what} to {path}"))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@
 bad record fails with the replayer's message naming the line), then replays the chosen
 match once through the engine with its random events read from the record, keeping a
 copy of the state after every decision. A :class:`Frame` is one decision: its action
-line and the lines the engine wrote after it (draws, reshuffles, round ends, deals).
+line and the lines the engine wrote after it (draws, reshuffles, round ends, deals). An
+unfinished match (docs/rules.md §10) ends with the frame of the decision it stopped at,
+its ``unfinished`` line included.
 """
 
 from __future__ import annotations
@@ -80,6 +82,11 @@ class Playback:
     players: int
     rules: Rules
     frames: list[Frame]
+
+    @property
+    def finished(self) -> bool:
+        """Whether the match ran to its end (False: it stopped at an ``unfinished`` line)."""
+        return bool(self.frames[-1].state.done[0])
 
     @property
     def first_line(self) -> int:

@@ -22,6 +22,7 @@ import yaml
 
 from . import cli, engine, rng
 from .cli import atomic_open
+from .replay import UNFINISHED
 from .rules import PRESETS, Rules, RulesError, load_rules, set_path
 
 CHUNK = 1024  # matches played side by side
@@ -69,14 +70,23 @@ def play_random_matches(
 
 
 def write_records(path: str | Path, matches: Iterable[list[dict[str, Any]]]) -> None:
-    """Write matches as JSON Lines, one event per line (all of the file or none of it)."""
+    """Write matches as JSON Lines, one event per line (all of the file or none of it).
+
+    A match that has not ended (its events so far, as ``engine.Trace.current`` holds them
+    between steps) gets a last ``{"type": "unfinished"}`` line, so that the replayer takes
+    it up to there and still refuses a record that was cut short (docs/rules.md §10).
+    """
     with atomic_open(path, "w", encoding="utf-8") as handle:
         for events in matches:
             for event in events:
                 handle.write(json.dumps(event, ensure_ascii=False) + "\n")
+            if events and events[-1]["type"] not in ("match_end", "unfinished"):
+                handle.write(json.dumps(UNFINISHED) + "\n")
 
 
+@cli.quiet_broken_pipe
 def main(argv: list[str] | None = None) -> int:
+    """The command line (``python -m sto_odno_env.record --help``)."""
     parser = cli.parser(
         "sto_odno_env.record",
         "Record matches of uniformly random legal play as JSON Lines (docs/rules.md §10).",

@@ -8,6 +8,10 @@ possible: a deck is a permutation of the rule set's 36 (or 52) cards, a reshuffl
 the pile but its top card (in order, under ``flip``), a stolen card was in the victim's hand.
 The first line that breaks the rules raises a :class:`RecordError` naming the file and the line.
 
+A match that stopped before its end (a player left the terminal game) says so with an
+``unfinished`` line where the next decision was due; it replays up to there. A match
+without that line must run to its ``match_end``: a record cut short anywhere else fails.
+
     python -m sto_odno_env.replay FILE.jsonl [FILE.jsonl ...]
 """
 
@@ -38,7 +42,9 @@ EVENT_FIELDS = {
         "out": list,
     },
     "match_end": {"ranking": list, "totals": list, "truncated": bool},
+    "unfinished": {},  # the match stopped here, at a decision (docs/rules.md §10)
 }
+UNFINISHED = {"type": "unfinished"}  # the line a writer ends a stopped match with
 
 
 class RecordError(ValueError):
@@ -62,7 +68,10 @@ class _Lines:
     def peek(self, kind: str) -> dict[str, Any]:
         """The line at the cursor, which must be a ``kind`` event."""
         if self.cursor >= len(self.lines):
-            raise self.error(f"the record ends where the engine expects a {kind!r} line")
+            hint = ""
+            if kind == "action":
+                hint = "; a match stopped on purpose ends with an 'unfinished' line instead"
+            raise self.error(f"the record ends where the engine expects a {kind!r} line{hint}")
         event = self.lines[self.cursor][1]
         if event["type"] != kind:
             raise self.error(
@@ -256,8 +265,20 @@ def _header(match: _Lines) -> tuple[Rules, int, int]:
     return rules, header["players"], header["seed"]
 
 
-def _replay_batch(matches: list[_Lines], rules: Rules, players: int) -> None:
-    """Replay matches of one rule set side by side in one engine batch."""
+def _stops_here(match: _Lines) -> bool:
+    """Whether the match's record stops at its cursor with an ``unfinished`` line (where a
+    decision is due), which must then be the match's last line."""
+    if match.cursor >= len(match.lines) or match.lines[match.cursor][1]["type"] != "unfinished":
+        return False
+    if match.cursor != len(match.lines) - 1:
+        raise match.error("an 'unfinished' line must be the last line of its match")
+    match.cursor += 1
+    return True
+
+
+def _replay_batch(matches: list[_Lines], rules: Rules, players: int) -> int:
+    """Replay matches of one rule set side by side in one engine batch; return how many
+    of them are unfinished."""
     for match in matches:
         match.cursor = 0
     seeds = np.array([_header(match)[2] for match in matches], dtype=np.int64)
@@ -266,8 +287,13 @@ def _replay_batch(matches: list[_Lines], rules: Rules, players: int) -> None:
     trace = _CheckingTrace(matches, [state])
     games = np.arange(len(matches))
     engine.reset_games(state, games, seeds, chance=chance, trace=trace, resolve_forced=False)
+    stopped = np.zeros(len(matches), dtype=bool)
     while True:
-        live = np.flatnonzero(state.phase != engine.DONE)
+        live = np.flatnonzero((state.phase != engine.DONE) & ~stopped)
+        ends = [game for game in live.tolist() if _stops_here(matches[game])]
+        if ends:
+            stopped[ends] = True
+            live = np.flatnonzero((state.phase != engine.DONE) & ~stopped)
         if not live.size:
             break
         actions = np.empty(live.size, dtype=np.int64)
@@ -300,6 +326,7 @@ def _replay_batch(matches: list[_Lines], rules: Rules, players: int) -> None:
     for match in matches:
         if match.cursor < len(match.lines):
             raise match.error("the match is over, but its record goes on")
+    return int(stopped.sum())
 
 
 def replay_lines(name: str, text_lines: Iterable[str], batch: int = 512) -> int:
@@ -307,30 +334,43 @@ def replay_lines(name: str, text_lines: Iterable[str], batch: int = 512) -> int:
 
     Matches of the same rules are replayed ``batch`` at a time side by side; when one
     breaks the rules they are replayed one by one, so the error names the first bad line.
+    An unfinished match (its last line ``unfinished``) counts; it replays up to that line.
     """
+    return _replay_lines(name, text_lines, batch)[0]
+
+
+def _replay_lines(name: str, text_lines: Iterable[str], batch: int = 512) -> tuple[int, int]:
+    """(matches, unfinished matches) of :func:`replay_lines`."""
     matches = _split_matches(_parse(name, text_lines))
     groups: dict[tuple[str, int], tuple[Rules, int, list[_Lines]]] = {}
     for match in matches:
         rules, players, _ = _header(match)
         key = (json.dumps(match.lines[0][1]["rules"], sort_keys=True), players)
         groups.setdefault(key, (rules, players, []))[2].append(match)
+    unfinished = 0
     try:
         for rules, players, group in groups.values():
             for start in range(0, len(group), batch):
-                _replay_batch(group[start : start + batch], rules, players)
+                unfinished += _replay_batch(group[start : start + batch], rules, players)
     except RecordError:
         for match in matches:
             rules, players, _ = _header(match)
             _replay_batch([match], rules, players)
         raise
-    return len(matches)
+    return len(matches), unfinished
 
 
 def replay(path: str | Path) -> int:
-    """Replay a record file through the engine; return the number of matches it holds.
+    """Replay a record file through the engine; return the number of matches it holds
+    (unfinished ones included: they replay up to their ``unfinished`` line).
 
     Raises :class:`RecordError` naming the line of the first event that breaks the rules.
     """
+    return _replay_file(path)[0]
+
+
+def _replay_file(path: str | Path) -> tuple[int, int]:
+    """(matches, unfinished matches) of :func:`replay`."""
     path = Path(path)
     if path.is_dir():
         raise RecordError(f"{str(path)!r} is a directory; give a record file (.jsonl)")
@@ -345,10 +385,12 @@ def replay(path: str | Path) -> int:
         raise RecordError(
             f"{path}: byte {error.start} is not UTF-8 text; a record is JSON Lines text"
         ) from None
-    return replay_lines(str(path), text.splitlines())
+    return _replay_lines(str(path), text.splitlines())
 
 
+@cli.quiet_broken_pipe
 def main(argv: list[str] | None = None) -> int:
+    """The command line: replay each file, one line per file; exit 1 if any fails."""
     parser = cli.parser(
         "sto_odno_env.replay",
         __doc__.splitlines()[0] + "\nExits 1 if any file fails, naming its first bad line.",
@@ -358,8 +400,9 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     for name in args.files:
         try:
-            count = replay(name)
-            print(f"{name}: {cli.plural(count, 'match', 'matches')} replay cleanly")
+            count, unfinished = _replay_file(name)
+            note = f" ({unfinished} unfinished: up to where play stopped)" if unfinished else ""
+            print(f"{name}: {cli.plural(count, 'match', 'matches')} replay cleanly{note}")
         except RecordError as error:
             print(f"error: {error}", file=sys.stderr)
             status = 1

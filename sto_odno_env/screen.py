@@ -56,7 +56,8 @@ class Screen:
         if use_rich:
             from rich.console import Console
 
-            self.console = Console(file=out, highlight=False, soft_wrap=True)
+            # No highlighting or :emoji: codes: a name prints as typed.
+            self.console = Console(file=out, highlight=False, emoji=False, soft_wrap=True)
 
     @property
     def rich(self) -> bool:
@@ -117,7 +118,7 @@ class Screen:
     # --- output -------------------------------------------------------------------------
 
     def say(self, line: str = "") -> None:
-        """Print one line (already styled)."""
+        """Print one line, already styled: text from elsewhere goes through :meth:`text`."""
         if self.console is not None:
             self.console.print(line)
         else:
@@ -125,20 +126,24 @@ class Screen:
         self.out.flush()
 
     def block(self, title: str, lines: Sequence[str]) -> None:
-        """A titled block: a rich panel, or a title line and indented lines."""
+        """A titled block: a rich panel, or a title line and indented lines. The title is
+        plain text; the lines are styled."""
         if self.console is not None:
             from rich.panel import Panel
 
             body = "\n".join(lines) if lines else self.style("(nothing)", "dim")
-            self.console.print(Panel(body, title=title, title_align="left", expand=False))
+            panel = Panel(body, title=self.text(title), title_align="left", expand=False)
+            self.console.print(panel)
         else:
             self.out.write(f"== {title} ==\n" + "".join(f"  {line}\n" for line in lines))
         self.out.flush()
 
     def ask(self, prompt: str) -> None:
-        """Write a prompt without a newline, flushed so a reader sees it at once."""
+        """Write a plain-text prompt without a newline, flushed so a reader sees it at once.
+
+        On rich the prompt is escaped: ``[n]ext`` is text, not a markup tag."""
         if self.console is not None:
-            self.console.print(prompt, end="")
+            self.console.print(self.text(prompt), end="")
         else:
             self.out.write(prompt)
         self.out.flush()
@@ -226,13 +231,27 @@ def event_text(
 ) -> str | None:
     """One record event in words, or None for events shown elsewhere (match header).
 
-    ``viewer`` is the seat whose secrets may be shown (a stolen card is shown to the thief
-    and the victim only); None shows everything (the record viewer).
+    ``viewer`` is the seat whose secrets may be shown (a stolen or drawn card is shown to
+    the seats that hold or held it only); None shows everything (the record viewer).
+    Besides the record's events (docs/rules.md §10) the terminal game passes the cards a
+    seat took: ``drawn`` (card ids) on the action of a seat that drew, and ``draw``
+    events ``{"player", "cards"}`` for a penalty taken.
     """
     kind = event["type"]
+    player = event.get("player")
     if kind == "action":
-        text = f"{screen.text(names[event['player']])}: {screen.action(event['action'])}"
-        return text + (" " + screen.style("(forced)", "dim") if event["forced"] else "")
+        text = f"{screen.text(names[player])}: {screen.action(event['action'])}"
+        text += " " + screen.style("(forced)", "dim") if event["forced"] else ""
+        if event.get("drawn"):
+            text += " → " + _taken(screen, event["drawn"], viewer in (None, player))
+        return text
+    if kind == "draw":
+        verb = "take" if viewer == player else "takes"
+        cards = event["cards"]
+        text = f"{screen.text(names[player])} {verb} {plural(len(cards), 'card')} (penalty)"
+        return text + (": " + _taken(screen, cards) if viewer in (None, player) else "")
+    if kind == "unfinished":
+        return "the record stops here: the match was left unfinished"
     if kind == "steal":
         thief, victim = event["player"], event["from"]
         card = "a card"
@@ -250,6 +269,13 @@ def event_text(
     if kind == "match_end":
         return "match over" + (" (truncated)" if event["truncated"] else "")
     return None
+
+
+def _taken(screen: Screen, cards: Sequence[int], shown: bool = True) -> str:
+    """Cards a seat took: the cards when ``shown``, else only how many."""
+    if shown:
+        return " ".join(screen.card(card) for card in cards)
+    return plural(len(cards), "card")
 
 
 def round_result_lines(screen: Screen, event: dict[str, Any], names: Sequence[str]) -> list[str]:

@@ -6,6 +6,7 @@ a subprocess to check what only a real process shows: exit codes, SIGINT, no tra
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import json
@@ -36,6 +37,7 @@ from sto_odno_env.cards import (
 from sto_odno_env.play import MoveError, main, parse_move
 from sto_odno_env.playback import Playback
 from sto_odno_env.replay import replay
+from sto_odno_env.rules import load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = Path(__file__).resolve().parent / "data" / "records"
@@ -244,13 +246,49 @@ def test_each_bad_input_gets_a_message_and_a_new_prompt():
     assert "== Match result ==" in printed
 
 
+def _replays_unfinished(record: Path) -> str:
+    """Check a record left before the match's end: it replays, ends with its
+    ``unfinished`` line, and the viewer steps to where play stopped and says so."""
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    assert events[0]["type"] == "match" and events[-1] == {"type": "unfinished"}
+    assert replay(record) == 1
+    code, out = run(["--replay", str(record)], "n\n" * 2000 + "q\n")
+    assert code == 0
+    assert re.search(r"^== Match 1 \(unfinished\) · round 1 · lines 1-", out, flags=re.M)
+    last = out.rsplit("== Match 1", 1)[1]
+    assert "the record stops here: the match was left unfinished" in last
+    assert " to act (" in last  # the decision that was due
+    assert "! this is the end of the record (the match was left unfinished)" in out
+    return out
+
+
 def test_help_and_quit(tmp_path):
     record = tmp_path / "left.jsonl"
-    code, out = run(["--seed", "1", "--record", str(record)], "?\nq\n")
+    code, out = run(["--seed", "1", "--record", str(record)], "?\n1\n1\nq\n")
     assert code == 0
     assert "q quits" in out.split("Your move> ?", 1)[1]
     assert "you left the match" in out and "partial record" in out
-    assert json.loads(record.read_text().splitlines()[0])["type"] == "match"
+    _replays_unfinished(record)
+
+
+def test_help_names_the_agents_of_the_registry():
+    """``--help`` lists the bots and the shipped policies from agents.registry."""
+    from agents.registry import BOTS, SHIPPED
+
+    result = subprocess.run(
+        [sys.executable, "-m", "sto_odno_env.play", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert SHIPPED, "no policies shipped in agents/policies"
+    for name in [*BOTS, *SHIPPED]:
+        assert name in text, name
+    assert "ppo-classic-2p (classic, 2 players)" in text
+    assert "numbered from 1" in text
 
 
 # --- leaving ---------------------------------------------------------------------------
@@ -264,8 +302,7 @@ def test_end_of_input_leaves_and_saves(tmp_path):
         "end of input" in out
         and f"saved the partial record (the match is unfinished) to {record}" in out
     )
-    events = [json.loads(line) for line in record.read_text().splitlines()]
-    assert events[0]["type"] == "match" and any(e["type"] == "action" for e in events)
+    _replays_unfinished(record)
 
 
 class _Interrupting(io.StringIO):
@@ -278,6 +315,7 @@ def test_ctrl_c_in_process(tmp_path):
     code, out = run(["--seed", "2", "--record", str(record)], stdin=_Interrupting())
     assert code == 130
     assert "interrupted" in out and record.exists()
+    _replays_unfinished(record)
 
 
 def _read_until(stream, marker: str, timeout: float = 60.0) -> str:
@@ -317,7 +355,7 @@ def test_ctrl_c_leaves_cleanly_and_saves_the_record(tmp_path):
     assert process.returncode == 130
     assert b"Traceback" not in err and err == b""
     assert b"interrupted" in out and b"saved the partial record" in out
-    assert json.loads(record.read_text().splitlines()[0])["type"] == "match"
+    _replays_unfinished(record)
 
 
 # --- errors before the match -----------------------------------------------------------
@@ -397,7 +435,7 @@ def test_plain_text_without_rich(monkeypatch):
 
 
 def _headers(output: str) -> list[str]:
-    return re.findall(r"^== Match \d+ · lines (\d+-\d+) ", output, flags=re.M)
+    return re.findall(r"^== Match \d+ · round \d+ · lines (\d+-\d+) ", output, flags=re.M)
 
 
 def test_replay_steps_forward_back_and_to_a_line():
@@ -415,7 +453,7 @@ def test_replay_ends_and_starts_are_told():
     code, out = run(["--replay", str(GOLDEN), "--match", "2"], "b\n")
     assert code == 0
     assert "! this is the start of the match" in out
-    assert re.search(r"^== Match 2 · lines 419-", out, flags=re.M)
+    assert re.search(r"^== Match 2 · round 1 · lines 419-", out, flags=re.M)
 
 
 @pytest.mark.parametrize(
@@ -434,3 +472,272 @@ def test_playback_reaches_the_recorded_result(name):
     assert final.totals[0].tolist() == matches[number - 1][-1]["totals"]
     assert playback.last_line - playback.first_line + 1 == len(matches[number - 1])
     assert playback.frame_at(playback.first_line) == 0
+
+
+# --- cards taken: every draw in the history ----------------------------------------------
+
+STACKED = "base: classic\nname: stacked-steal\nstacking: true\nlast_card_effects: true\n"
+STACKED += "empty_stock: steal\n"
+_CARD = r"(?:10|[6-9JQKA])[♠♣♦♥]"
+
+
+def _account_for_every_card(out: str, hand_size: int, blind: bool) -> dict[str, int]:
+    """Replay the history of a plain transcript on the seats' card counts and the human's
+    hand, and check them against every screen: each card a seat gains must be a line of
+    "Since your last turn" (an opponent's without its cards). Returns what was seen."""
+    seen = dict.fromkeys([OWN, TO_YOU, TO_OTHERS, OPENING, "screens"], 0)
+    seat_line = re.compile(r"^  [ >][ D] (.+?)\s+(\d+) cards?\s+total\s+-?\d+( +out)?$")
+    names = list(dict.fromkeys(m.group(1) for m in map(seat_line.match, out.splitlines()) if m))
+    counts: dict[str, int] | None = None  # what the history says each seat holds
+    on_screen: dict[str, int] = {}
+    hand: set[str] | None = None
+    out_seats: set[str] = set()
+    previous = ""
+    for raw in out.splitlines():
+        line = raw.strip()
+        if seat := seat_line.match(raw):
+            name, count = seat.group(1), int(seat.group(2))
+            if seat.group(3):
+                out_seats.add(name)
+            elif counts is not None:
+                assert counts[name] == count, (name, counts, line)
+                seen["screens"] += 1
+            on_screen[name] = count
+        elif line.startswith("Your hand: "):
+            cards = set(line.removeprefix("Your hand: ").split()) - {"-"}
+            if hand is not None:
+                assert hand == cards, (hand, cards)
+            hand, counts = cards, dict(on_screen)  # from here on the history must agree
+        elif m := re.fullmatch(r"round \d+ dealt by (.+)", line):
+            counts = {n: hand_size for n in names if n not in out_seats}
+            if blind:
+                counts[m.group(1)] -= 1  # the dealer's last card opens the pile
+            hand = None
+        elif m := re.fullmatch(r"(.+?): play (" + _CARD + r")( \(forced\))?", line):
+            if counts is not None:
+                counts[m.group(1)] -= 1
+            if m.group(1) == "You" and hand is not None:
+                hand.remove(m.group(2))
+        elif m := re.fullmatch(r"(.+?): (?:draw|pass)( \(forced\))? → (.+)", line):
+            who, taken = m.group(1), m.group(3)
+            if who == "You":
+                cards = taken.split()
+                assert all(re.fullmatch(_CARD, c) for c in cards), line
+                if hand is not None:
+                    hand |= set(cards)
+                seen[OWN] += 1
+            else:
+                assert re.fullmatch(r"\d+ cards?", taken), f"an opponent's cards shown: {line}"
+                cards = [None] * int(taken.split()[0])
+            if counts is not None:
+                counts[who] += len(cards)
+        elif m := re.fullmatch(r"(.+?) takes? (\d+) cards? \(penalty\)(: (.+))?", line):
+            who, number = m.group(1), int(m.group(2))
+            if who == "You":
+                cards = m.group(4).split()
+                assert len(cards) == number and all(re.fullmatch(_CARD, c) for c in cards)
+                if hand is not None:
+                    hand |= set(cards)
+                seen[TO_YOU] += 1
+            else:
+                assert m.group(3) is None, f"an opponent's cards shown: {line}"
+                seen[TO_OTHERS] += 1
+            if counts is not None:
+                counts[who] += number
+            seen[OPENING] += previous.startswith("round ") and "dealt by" in previous
+        elif m := re.fullmatch(r"(.+?) steals (\S+) from (.+)", line):
+            if counts is not None:
+                counts[m.group(1)] += 1
+                counts[m.group(3)] -= 1
+            if hand is not None and m.group(1) == "You":
+                hand.add(m.group(2))
+            if hand is not None and m.group(3) == "You":
+                hand.discard(m.group(2))
+        elif line.startswith("round over"):
+            counts = hand = None
+        previous = line
+    return seen
+
+
+OWN, TO_YOU, TO_OTHERS, OPENING = "own draw", "penalty to you", "penalty to another", "opening"
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "opponents", "seeds", "expected"),
+    [
+        ("classic", 2, "expert", range(4), (OWN, TO_YOU, TO_OTHERS, OPENING)),
+        ("classic", 3, "random", range(3), (OWN, TO_YOU, TO_OTHERS, OPENING)),
+        ("yard", 3, "greedy,random", range(3), (OWN, TO_YOU, TO_OTHERS)),  # steals
+        # leader_plays (no opening card), until_playable (draws of several cards)
+        ("encyclopedia", 2, "random", range(3), (OWN, TO_YOU, TO_OTHERS)),
+        # a stacked penalty is taken by a draw (own), the last card's penalty is not
+        ("STACKED", 3, "random", range(3), (OWN, TO_YOU, TO_OTHERS)),
+    ],
+)
+def test_every_card_taken_is_in_the_history(rules, players, opponents, seeds, expected, tmp_path):
+    """The history since the human's last turn accounts for every card each seat took:
+    the counts on each screen and the human's hand follow from the lines shown, with the
+    human's cards named and an opponent's only counted."""
+    if rules == "STACKED":
+        rules = str(tmp_path / "stacked.yaml")
+        Path(rules).write_text(STACKED)
+    loaded = load_rules(rules)
+    seen: dict[str, int] = {}
+    for seed in seeds:
+        argv = ["--rules", rules, "--players", str(players), "--opponents", opponents]
+        code, out = run([*argv, "--seed", str(seed)], FIRST_MOVES)
+        assert code == 0 and "== Match result ==" in out
+        found = _account_for_every_card(out, loaded.hand_size, loaded.opening == "dealer_blind")
+        seen = {key: seen.get(key, 0) + value for key, value in found.items()}
+    assert seen["screens"] > 50 and all(seen[kind] for kind in expected), seen
+
+
+def test_the_penalties_of_the_issue_repro_are_shown():
+    """issue 18's repro: two sixes in a row make the human take a card each time."""
+    code, out = run(["--opponents", "expert", "--seed", "7"], "qd\nhearts\nd\n1\nqh\nc\njh\n")
+    assert code == 0
+    history = out.split("Your move> jh", 1)[1].split("== Round", 1)[0]
+    assert re.findall(r"^  (.*)$", history, flags=re.M) == [
+        "You: play J♥",
+        "expert (seat 1): play 6♥",
+        "You take 1 card (penalty): 8♦",
+        "expert (seat 1): play 6♠",
+        "You take 1 card (penalty): A♦",
+        "expert (seat 1): draw (forced) → 1 card",
+        "expert (seat 1): pass (forced)",
+    ]
+    assert "You: draw → 7♠" in out and "expert (seat 1) takes 2 cards (penalty)" in out
+
+
+# --- in a real terminal (a pseudo-terminal) -----------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+class _PseudoTerminal:
+    """The player run in a pseudo-terminal, as a person's terminal runs it: rich sees a
+    terminal and draws panels, and the text read back is what the screen shows."""
+
+    def __init__(self, argv: list[str]):
+        pty = pytest.importorskip("pty")
+        self.master, slave = pty.openpty()
+        env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "50"}
+        env.pop("NO_COLOR", None)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "sto_odno_env.play", *argv],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=ROOT,
+            env=env,
+            close_fds=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        os.close(slave)
+        self.seen = ""
+
+    def read_until(self, marker: str, timeout: float = 60.0) -> str:
+        """What the screen shows (escape codes removed) up to ``marker``."""
+        deadline = time.monotonic() + timeout
+        data = b""
+        while marker not in (text := _ANSI.sub("", data.decode(errors="replace"))):
+            assert time.monotonic() < deadline, text
+            ready, _, _ = select.select([self.master], [], [], 1.0)
+            if ready:
+                try:
+                    chunk = os.read(self.master, 4096)
+                except OSError:  # the other side closed
+                    chunk = b""
+                assert chunk, text
+                data += chunk
+        self.seen += text
+        return text
+
+    def type(self, line: str) -> None:
+        os.write(self.master, (line + "\n").encode())
+
+    def finish(self, timeout: float = 30) -> str:
+        """The rest of the output, once the player has exited."""
+        self.process.wait(timeout=timeout)
+        rest = b""
+        with contextlib.suppress(OSError):
+            while select.select([self.master], [], [], 0.5)[0] and (
+                chunk := os.read(self.master, 4096)
+            ):
+                rest += chunk
+        os.close(self.master)
+        return _ANSI.sub("", rest.decode(errors="replace"))
+
+
+def test_replay_prompt_reads_right_in_a_terminal():
+    """rich would take ``[n]``, ``[b]`` and ``[q]`` for markup (``replay ext ack uit>``)."""
+    pytest.importorskip("rich")
+    terminal = _PseudoTerminal(["--replay", str(GOLDEN)])
+    try:
+        screen = terminal.read_until("[q]uit> ")
+        assert "replay [n]ext [b]ack [line] [q]uit> " in screen
+        assert "╭─ Match 1 · round 1 · lines 1-2" in screen  # rich's panels: a terminal
+        terminal.type("n")
+        assert "replay [n]ext [b]ack [line] [q]uit> " in terminal.read_until("[q]uit> ")
+        terminal.type("q")
+        terminal.finish()
+    finally:
+        terminal.process.kill()
+    assert terminal.process.returncode == 0
+
+
+def test_a_match_in_a_terminal_with_brackets_in_the_record_name(tmp_path):
+    """The game's prompt, help and messages print as written, a ``[x]`` file name too;
+    ``q`` leaves and the unfinished match replays."""
+    pytest.importorskip("rich")
+    record = tmp_path / "[x] match.jsonl"
+    terminal = _PseudoTerminal(["--seed", "3", "--record", str(record)])
+    try:
+        screen = terminal.read_until("Your move> ")
+        assert "╭─ Round 1 · turn " in screen and "╭─ Legal moves" in screen
+        terminal.type("zz")
+        assert "! 'zz' is not a card" in terminal.read_until("Your move> ")
+        terminal.type("q")
+        rest = terminal.finish()
+    finally:
+        terminal.process.kill()
+    assert terminal.process.returncode == 0
+    assert f"saved the partial record (the match is unfinished) to {record}" in rest
+    assert replay(record) == 1
+
+
+# --- a reader that leaves: ``... | head`` -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sto_odno_env.play", "--seed", "1", "--record", "{tmp}/left.jsonl"],
+        ["sto_odno_env.play", "--replay", str(GOLDEN)],
+        ["sto_odno_env.record", "--players", "2", "--matches", "2", "--out", "{tmp}/r.jsonl"],
+        ["sto_odno_env.replay", str(GOLDEN), str(GOLDEN)],
+    ],
+    ids=["play", "play-replay", "record", "replay"],
+)
+def test_a_closed_pipe_ends_quietly(argv, tmp_path):
+    """As ``... | head`` does: the output's reader is gone before the command writes. It
+    stops without a traceback, with the shell's status for it (141), its files whole."""
+    argv = [part.replace("{tmp}", str(tmp_path)) for part in argv]
+    read, write = os.pipe()
+    os.close(read)  # the reader has left
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", *argv],
+            input=FIRST_MOVES,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert result.stderr == "" and result.returncode == 141
+    for path in tmp_path.glob("*.jsonl"):
+        assert replay(path) >= 1
+    assert not list(tmp_path.glob(".*.tmp"))

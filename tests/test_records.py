@@ -649,3 +649,90 @@ def test_many_random_matches_round_trip(preset: str, players: int, tmp_path: Pat
         f"replayed in {replayed:.1f} s ({count / replayed:.1f} matches/s, "
         f"{lines / replayed:.0f} lines/s)"
     )
+
+
+# --- unfinished matches -------------------------------------------------------------------------
+
+UNFINISHED = {"type": "unfinished"}
+
+
+def action_lines(lines: list[Line], start: int = 0) -> list[int]:
+    return [i for i, line in enumerate(lines) if i >= start and line["type"] == "action"]
+
+
+@pytest.mark.parametrize(
+    "name", ["classic-2p", "yard-2p-steal", "ukrainian-3p-stacking-last-effects"]
+)
+def test_an_unfinished_match_replays_up_to_its_last_line(name: str, tmp_path: Path) -> None:
+    """A match cut where a decision is due and closed by an ``unfinished`` line replays,
+    first or last in its file; the replayer's CLI says how many are unfinished."""
+    lines = read(golden(name))
+    matches = sum(line["type"] == "match" for line in lines)
+    last_match = max(i for i, line in enumerate(lines) if line["type"] == "match")
+    actions = action_lines(lines, last_match)
+    for cut in (actions[0], actions[len(actions) // 2], actions[-1]):
+        texts = dump([*lines[:cut], UNFINISHED])
+        assert replay_lines("cut.jsonl", texts) == matches
+    second = [i for i, line in enumerate(lines) if line["type"] == "match"][1:2]
+    if second:  # an unfinished first match, a whole second one
+        cut = action_lines(lines)[5]
+        assert replay_lines("cut.jsonl", dump([*lines[:cut], UNFINISHED, *lines[second[0] :]]))
+    path = tmp_path / "cut.jsonl"
+    path.write_text("\n".join(dump([*lines[: actions[3]], UNFINISHED])) + "\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "sto_odno_env.replay", str(path), str(golden(name))],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    cut_line, whole_line = result.stdout.splitlines()
+    assert cut_line.endswith("replay cleanly (1 unfinished: up to where play stopped)")
+    assert whole_line.endswith("replay cleanly")
+
+
+def test_an_unfinished_line_where_no_decision_is_due_is_refused() -> None:
+    """The strict check stays: ``unfinished`` only where the engine waits for a decision,
+    as the last line of its match, and never after the match's end."""
+    lines = read(golden("classic-2p"))
+    round_end = first(lines, lambda i, line: line["type"] == "round_end")
+    message = rejected([*lines[:round_end], UNFINISHED])  # the round's end is due
+    assert f"line {round_end + 1}:" in message and "expects a 'round_end' line" in message
+    deal = first(lines, lambda i, line: line["type"] == "round")
+    message = rejected([*lines[:deal], UNFINISHED])
+    assert "expects a 'round' line" in message
+    cut = action_lines(lines)[4]
+    message = rejected([*lines[:cut], UNFINISHED, *lines[cut:]])
+    assert f"line {cut + 1}:" in message and "must be the last line of its match" in message
+    end = first(lines, lambda i, line: line["type"] == "match_end")
+    message = rejected([*lines[: end + 1], UNFINISHED])
+    assert f"line {end + 2}:" in message and "the match is over" in message
+
+
+def test_a_cut_record_without_the_line_is_refused_with_a_hint() -> None:
+    lines = read(golden("classic-2p"))
+    message = rejected(lines[: action_lines(lines)[7]])
+    assert "the record ends where the engine expects a 'action' line" in message
+    assert "ends with an 'unfinished' line" in message
+
+
+def test_write_records_closes_an_unfinished_match(tmp_path: Path) -> None:
+    """The writer adds the ``unfinished`` line to a match that has not ended (as a trace
+    holds it between steps), and never to one that has."""
+    trace = engine.Trace(3)
+    state = engine.init("classic", 2, 3, seed=4, trace=trace)
+    generator = np.random.default_rng(0)
+    for _ in range(40):
+        engine.step(state, record.random_actions(state, generator), trace=trace)
+    path = tmp_path / "mixed.jsonl"
+    done = record.play_random_matches(Rules.preset("classic"), 2, 2, 0)
+    record.write_records(path, [done[0], *trace.current, done[1]])
+    lines = read(path)
+    starts = [i for i, line in enumerate(lines) if line["type"] == "match"]
+    ends = [lines[i - 1]["type"] for i in [*starts[1:], len(lines)]]
+    assert ends == ["match_end", "unfinished", "unfinished", "unfinished", "match_end"]
+    assert replay(path) == 5
+    whole = tmp_path / "whole.jsonl"
+    record.write_records(whole, done)
+    assert UNFINISHED not in read(whole)
