@@ -203,7 +203,9 @@ def aec_hash(rules: Rules, players: int, seed: int) -> str:
     from sto_odno_env import sto_odno_v0
 
     hasher = Hasher()
-    env = sto_odno_v0.env(rules=rules, players=players, reward="round", record=True)
+    env = sto_odno_v0.env(
+        rules=rules, players=players, reward="round", record=True, illegal_action="raise"
+    )
     generator = np.random.default_rng(seed)
     env.reset(seed=seed)
     for turn, agent in enumerate(env.agent_iter()):

@@ -28,10 +28,13 @@ if "StoOdno-v0" not in _gymnasium.registry:
         entry_point="sto_odno_env.gym_env:StoOdnoEnv",
         vector_entry_point="sto_odno_env.gym_env:StoOdnoVectorEnv",
     )
-if hasattr(_pettingzoo, "register") and "sto_odno_v0" not in getattr(
-    _pettingzoo, "aec_registry", {}
-):
-    _pettingzoo.register("aec", "sto_odno_v0", entry_point="sto_odno_env.aec:env")
+if hasattr(_pettingzoo, "register"):  # PettingZoo >= 1.27
+    # The registry keys specs by their normalised id ("sto_odno-v0"), so the guard asks a
+    # spec for that spelling: a re-import or reload must not register (and warn) again.
+    _spec = _pettingzoo.EnvSpec(id="sto_odno_v0", entry_point="sto_odno_env.aec:env")
+    if _spec.id not in _pettingzoo.aec_registry:
+        _pettingzoo.register("aec", "sto_odno_v0", entry_point=_spec.entry_point)
+    del _spec
 
 __all__ = [
     "LAYOUT",

@@ -15,9 +15,10 @@ A thin layer over the batched engine (:mod:`sto_odno_env.engine`) with a batch o
 **Keyword arguments.** ``rules`` (preset name, YAML path or :class:`Rules`, default
 ``"classic"``), ``players`` (2–6, default 2), ``render_mode`` (None, ``"ansi"``,
 ``"human"``, ``"rgb_array"``: a picture of the table with every hand face up, from
-:mod:`sto_odno_env.picture`),
-``reward`` (``"match"`` or ``"round"``), ``illegal_action`` (``"raise"`` or
-``"penalize"``), ``record`` (keep the match's record events: ``env.unwrapped.record()``).
+:mod:`sto_odno_env.picture`; offered only where Pillow is installed),
+``reward`` (``"match"`` or ``"round"``), ``illegal_action`` (``"penalize"``, the default,
+or ``"raise"``), ``eliminated`` (``"leave"``, the default, or ``"stay"``), ``record`` (keep
+the match's record events: ``env.unwrapped.record()``).
 ``reset(options={"state": state})`` starts from a given engine state of one game.
 
 **Observation.** The seat's own view (:mod:`sto_odno_env.observation`, ``LAYOUT``): its
@@ -38,14 +39,31 @@ dead-step convention. ``reward="round"``: in addition, at each round end every p
 that round gets −(points it scored in the round) / target. A truncated match (docs/rules.md §8)
 gives no terminal reward (players eliminated earlier keep theirs).
 
-**Illegal actions.** ``illegal_action="raise"`` raises :class:`IllegalActionError` (a
-``ValueError``) naming the action, the phase and the legal actions; ``"penalize"`` gives
-the offender −1 and ends the match for everyone (as PettingZoo's TerminateIllegalWrapper).
+**Eliminated players** (``last_survivor`` with 3 or more players). ``eliminated="leave"``
+(default): the player is terminated when it goes out and leaves ``agents`` through
+PettingZoo's dead step (its ``env.step(None)``). ``eliminated="stay"``: it stays in
+``agents``, is never selected to act (all-zero mask, ``infos[agent]["eliminated"]`` is
+True), gets its reward in the step it goes out, and is terminated with everyone when the
+match ends; ``agents`` stays the same for the whole match, as clients that step every
+agent together expect (PettingZoo's turn-based-to-parallel converter, TorchRL, Tianshou).
 
-**Search.** ``state()`` returns a copy of the full engine state (all hands, the stock);
-``get_state()``/``set_state()`` snapshot and restore the env, ``clone()`` copies it.
+**Illegal actions.** ``illegal_action="penalize"`` (default, as PettingZoo's classic games)
+gives the offender −1 and the others 0, and ends the match for everyone
+(``infos[offender]["illegal_action"]`` says what was wrong); ``"raise"`` raises
+:class:`IllegalActionError` (a ``ValueError``) naming the action, the phase and the legal
+actions, which training and tests use so that a wrong mask cannot go unnoticed.
 
-**Version history.** v0: first release.
+**State.** ``state()`` is PettingZoo's global state: a float32 array of
+``state_space`` (``observation.global_state``: every hand visible, seats absolute, the
+array a centralised critic reads; layout ``observation.state_layout(rules)``, version
+``observation.STATE_VERSION``). ``engine_state()`` returns a copy of the full engine state
+(all hands, the stock order) for search and debugging; ``get_state()``/``set_state()``
+snapshot and restore the env, ``clone()`` copies it.
+
+**Version history.** v0: first release. Within v0 (rules, observations and rewards of legal
+play unchanged): ``state()`` became the global state array (the engine copy is
+``engine_state()``), ``illegal_action`` defaults to ``"penalize"`` (it was ``"raise"``),
+``eliminated`` was added, and the observation space got finite bounds.
 """
 
 from __future__ import annotations
@@ -53,20 +71,37 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import engine, rng
+from . import engine, picture, rng
 from .engine import IllegalActionError
-from .observation import observation_space, observe_one
+from .observation import global_state, observation_space, observe_one, state_space
 from .render import RecentMoves, render_game
 from .rules import Rules
 from .table_config import TableConfig
 
 ENV_NAME = "sto_odno_v0"
+ELIMINATED = ("leave", "stay")
+
+
+def render_modes() -> list[str]:
+    """The render modes on offer: text always, ``"rgb_array"`` where Pillow is installed
+    (so checkers that try every advertised mode pass on a base install)."""
+    return ["human", "ansi", *(["rgb_array"] if picture.rgb_available() else [])]
+
+
+def check_render_mode(render_mode: Any, allowed: list[str]) -> None:
+    """A ValueError naming ``render_mode`` and the modes allowed, or the missing Pillow."""
+    if render_mode in (None, *allowed):
+        return
+    if render_mode == "rgb_array":
+        raise ValueError(picture.NEEDS_PILLOW)
+    raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: {[None, *allowed]}")
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
@@ -109,7 +144,7 @@ class raw_env(AECEnv, EzPickle):
     """The unwrapped ``sto_odno_v0`` AEC env (see the module docstring)."""
 
     metadata = {
-        "render_modes": ["human", "ansi", "rgb_array"],
+        "render_modes": render_modes(),
         "name": ENV_NAME,
         "is_parallelizable": False,
         "render_fps": 1,
@@ -121,14 +156,21 @@ class raw_env(AECEnv, EzPickle):
         players: int = 2,
         render_mode: str | None = None,
         reward: str = "match",
-        illegal_action: str = "raise",
+        illegal_action: str = "penalize",
         record: bool = False,
+        eliminated: str = "leave",
     ):
-        EzPickle.__init__(self, rules, players, render_mode, reward, illegal_action, record)
+        EzPickle.__init__(
+            self, rules, players, render_mode, reward, illegal_action, record, eliminated
+        )
         super().__init__()
-        allowed = (None, *self.metadata["render_modes"])
-        if render_mode not in allowed:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: {allowed}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        if eliminated not in ELIMINATED:
+            raise ValueError(
+                f"eliminated={eliminated!r} is not allowed; allowed: {', '.join(ELIMINATED)} "
+                "('leave': an eliminated player leaves through a dead step; 'stay': it stays "
+                "until the match ends, never selected)"
+            )
         # The settings a learner table shares with this env are checked in one place.
         config = TableConfig(rules, players, reward=reward, illegal_action=illegal_action)
         self.rules = config.rules
@@ -136,6 +178,7 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self.reward_mode = reward
         self.illegal_action = illegal_action
+        self.eliminated = eliminated
         self.possible_agents = [f"player_{p}" for p in range(players)]
         self.agent_seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.num_actions = self.rules.num_actions  # 42, or 43 with last_card_call
@@ -143,6 +186,7 @@ class raw_env(AECEnv, EzPickle):
         shared_act = spaces.Discrete(self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, shared_obs)
         self.action_spaces = dict.fromkeys(self.possible_agents, shared_act)
+        self.state_space = state_space(self.rules)
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self.record_events = record
         self._moves = self._new_trace()
@@ -260,14 +304,21 @@ class raw_env(AECEnv, EzPickle):
         if done[0]:
             finished = self.truncations if game.truncated[0] else self.terminations
             for other in self.agents:
-                finished[other] = True
+                # eliminated="stay": those out before the end finished their match earlier
+                out = self.infos[other].get("eliminated", False)
+                (self.terminations if out else finished)[other] = True
             self._mask = self._zero_mask
         else:
             self._mask = engine.legal_mask(game)[0]
             gone = in_before & ~int(game.in_match[0])
-            for other in self.agents:
-                if gone >> self.agent_seat[other] & 1:
-                    self.terminations[other] = True
+            if gone:
+                stay = self.eliminated == "stay"
+                for other in self.agents:
+                    if gone >> self.agent_seat[other] & 1:
+                        if stay:
+                            self.infos[other]["eliminated"] = True
+                        else:
+                            self.terminations[other] = True
         del seat
         self._select_current()
         self._deads_step_first()
@@ -312,9 +363,20 @@ class raw_env(AECEnv, EzPickle):
 
     # --- search and debugging -------------------------------------------------------------
 
-    def state(self) -> engine.State:
-        """A copy of the full engine state (every hand and the stock order)."""
-        return self._game.copy()
+    def _started_game(self, name: str) -> engine.State:
+        if self._game is None:
+            raise gymnasium.error.ResetNeeded(f"{name}() before reset(); call reset() first")
+        return self._game
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: a float32 array in ``state_space`` with every hand
+        visible (:func:`sto_odno_env.observation.global_state`; a new array each call)."""
+        return global_state(self._started_game("state"))[0]
+
+    def engine_state(self) -> engine.State:
+        """A copy of the full engine state (every hand and the stock order), for search,
+        debugging and pictures (``picture.table_svg(env.unwrapped.engine_state())``)."""
+        return self._started_game("engine_state").copy()
 
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the env that :meth:`set_state` restores."""
@@ -367,6 +429,7 @@ class raw_env(AECEnv, EzPickle):
             self.reward_mode,
             self.illegal_action,
             self.record_events,
+            self.eliminated,
         )
         twin.set_state(self.get_state())
         return twin
@@ -375,8 +438,6 @@ class raw_env(AECEnv, EzPickle):
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            import gymnasium
-
             gymnasium.logger.warn("render() called without a render_mode; nothing to draw")
             return None
         if self.render_mode == "rgb_array":

@@ -42,6 +42,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .aec import check_render_mode, render_modes
 from .learner import LearnerGames, learner_games
 from .observation import observation_space
 from .render import render_game
@@ -65,7 +66,8 @@ def learner_observation_space(rules: Rules | str | None = None) -> spaces.Box:
 class StoOdnoEnv(gymnasium.Env):
     """Single-agent 101: the learner's seat against opponent policies (see module doc)."""
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
+    # "rgb_array" only where Pillow is installed (aec.render_modes)
+    metadata = {"render_modes": render_modes(), "render_fps": 1}
 
     def __init__(
         self,
@@ -76,11 +78,7 @@ class StoOdnoEnv(gymnasium.Env):
         config: TableConfig | None = None,
         **settings: Any,
     ):
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed; allowed: "
-                f"{self.metadata['render_modes']}"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         config = table_config(config, rules=rules, players=players, **settings)
         if config.workers != 1:
             raise ValueError(

@@ -37,6 +37,18 @@ the card counts (pending, stock_size, others_hand_size) are divided by 52: 253 e
 "Others" are the seats observer+1, observer+2, ... (mod players); entries for seats beyond
 the player count are zero. Nothing hidden enters: the other hands and the stock order never
 change the vector (``tests/test_observation.py``).
+
+**Bounds.** :func:`observation_space` bounds every entry from the rule set: the 0/1 entries
+in [0, 1]; card counts by the deck (at most 1); ``pending`` by :func:`pending_bound`; the
+totals by :func:`total_bounds` over the target. Upwards a total is bounded (the target plus
+one round's most points); downwards the rules set no floor wherever a card can score below
+zero (a finish bonus can be earned round after round), so the lower bound is the lowest
+total the engine holds (int32) over the target. The values are already scaled: a min-max
+normaliser over these bounds (SuperSuit's ``normalize_obs_v0``) would flatten the totals.
+
+**Global state.** :func:`global_state` is the table from no seat's point of view, every hand
+visible (PettingZoo's ``state()``, what a centralised critic reads): :func:`state_layout`,
+:func:`state_size` (371 entries for 36 cards), :func:`state_space`, ``STATE_VERSION``.
 """
 
 from __future__ import annotations
@@ -46,9 +58,10 @@ from functools import lru_cache
 import numpy as np
 from gymnasium import spaces
 
-from .cards import NUM_ACTIONS, NUM_CARDS, NUM_SUITS, PHASE_AFTER_DRAW, PHASE_CALL, PHASE_PLAY
+from .cards import NUM_CARDS, NUM_SUITS, PHASE_AFTER_DRAW, PHASE_CALL, PHASE_PLAY
 from .engine import State
 from .rules import MAX_PLAYERS, Rules, load_rules
+from .tables import compile_rules
 
 NUM_PHASES = 5
 MAX_OTHERS = MAX_PLAYERS - 1
@@ -477,22 +490,218 @@ class ObservationView:
         return np.rint(self.field("own_total")[:, 0] * self.target).astype(np.int64)
 
 
+# --- bounds of the scalar entries ------------------------------------------------------------
+
+_INT16, _INT32 = np.iinfo(np.int16), np.iinfo(np.int32)
+
+
+def total_bounds(rules: Rules | str) -> tuple[int, int]:
+    """The lowest and the highest total (points, not scaled) a seat can have under ``rules``
+    (docs/rules.md §7, §12), the bounds of the ``others_total`` and ``own_total`` entries
+    (divided by the target).
+
+    Highest: a seat still in has at most ``target`` before a round, and one round adds at
+    most every card of the deck at its highest points (or its bonus, under
+    ``leftover_bonus``) times the largest multiplier, or the largest positive finish bonus
+    (under ``bonus_combo`` once per decision of the round). Lowest: 0 when no card scores
+    below zero; otherwise the rules set no floor (a finish bonus can be earned round after
+    round, with the others never going out), so it is the lowest total the engine holds
+    (its totals are int32).
+    """
+    tables = compile_rules(load_rules(rules))
+    cards, target = tables.deck.cards, tables.target
+    bonus = tables.bonus_points[:cards].astype(np.int64)
+    per_card = np.maximum(tables.points.astype(np.int64), 0)
+    if tables.leftover:  # subtract / single_adds score a bonus card by its bonus
+        per_card = np.maximum(per_card, np.where(tables.bonus_card[:cards], np.abs(bonus), 0))
+    hand = int(per_card.sum())
+    multiplier = int(tables.bonus_multiplier.max())
+    finish = max(0, int(bonus.max()))
+    if tables.bonus_combo:  # one run entry per play; at most every decision plus the opening
+        finish *= tables.max_turns + 1
+    if tables.scope_total:
+        high = max((target + hand) * multiplier, target + finish)
+    else:
+        high = target + max(hand * multiplier, finish)
+    negative = int(tables.points_low.min()) < 0 or int(bonus.min()) < 0
+    return (int(_INT32.min) if negative else 0), min(high, int(_INT32.max))
+
+
+def pending_bound(rules: Rules | str) -> int:
+    """The largest stacked penalty (cards, not scaled) under ``rules``: 0 without
+    ``stacking``; with it every penalty card of the deck played into one chain, or, with
+    ``last_card_call`` too (whose penalty draws can reshuffle a chain's cards back into
+    play), the engine's int16 counter."""
+    rules = load_rules(rules)
+    tables = compile_rules(rules)
+    if not tables.stacking:
+        return 0
+    if tables.call:
+        return int(_INT16.max)
+    return int(tables.draw[: tables.deck.cards].astype(np.int64).sum())
+
+
+def _scalar_bounds(rules: Rules, hands: int, totals: int) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of a scalar block laid out as ``pending``, ``stock_size``, ``hands`` hand
+    sizes, ``totals`` totals and ``num_players`` (the observation's and the state's). Hand
+    sizes and the stock never exceed the deck; players / 6 is at most 1."""
+    low_total, high_total = total_bounds(rules)
+    target = rules.target
+    # An upper bound of 0 (no stacking) would equal the lower one, which Gymnasium flags;
+    # any positive bound holds, so one card's worth.
+    pending = max(pending_bound(rules), 1) / rules.deck
+    low = [0.0, 0.0, *[0.0] * hands, *[low_total / target] * totals, 0.0]
+    high = [pending, 1.0, *[1.0] * hands, *[high_total / target] * totals, 1.0]
+    return np.array(low, dtype=np.float32), np.array(high, dtype=np.float32)
+
+
 def observation_space(rules: Rules | str | None = None) -> spaces.Dict:
     """The observation space of every seat: the observation vector (``Box``) and the
     legal-action mask (the PettingZoo env's per-agent space; the Gymnasium envs use the
-    ``"observation"`` entry). Sized for ``rules`` (the classic sizes without it)."""
-    rules = None if rules is None else load_rules(rules)
-    size = OBS_SIZE if rules is None else obs_size(rules)
-    actions = NUM_ACTIONS if rules is None else rules.num_actions
-    enc = _encoding(NUM_CARDS if rules is None else rules.deck)
-    low = np.zeros(size, dtype=np.float32)
-    high = np.ones(size, dtype=np.float32)
-    high[enc.num_flags : enc.size] = np.inf  # sizes and totals, scaled but unbounded
-    for name in ("others_total", "own_total"):
-        low[enc.layout[name]] = -np.inf  # finish bonuses can take a total below zero
+    ``"observation"`` entry). Sized and bounded for ``rules`` (the classic preset without
+    it): 0/1 entries in [0, 1], the scalars within :func:`total_bounds`,
+    :func:`pending_bound` and the deck, every bound finite."""
+    rules = load_rules("classic" if rules is None else rules)
+    enc = _encoding(rules.deck)
+    low = np.zeros(obs_size(rules), dtype=np.float32)
+    high = np.ones(obs_size(rules), dtype=np.float32)
+    # others_total and own_total are adjacent: MAX_OTHERS + 1 totals in a row
+    low[enc.num_flags : enc.size], high[enc.num_flags : enc.size] = _scalar_bounds(
+        rules, hands=MAX_OTHERS, totals=MAX_OTHERS + 1
+    )
     return spaces.Dict(
         {
             "observation": spaces.Box(low=low, high=high, dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(actions,), dtype=np.int8),
+            "action_mask": spaces.Box(low=0, high=1, shape=(rules.num_actions,), dtype=np.int8),
         }
     )
+
+
+# --- the global state (every hand visible) -------------------------------------------------
+
+# Bumped whenever the state layout changes, so that a critic trained on another layout is
+# refused (as OBSERVATION_VERSION for the observation).
+STATE_VERSION: int = 1
+
+
+def _state_fields(cards: int, call: bool) -> tuple[tuple[str, int], ...]:
+    """(name, size) of the global state of a deck of ``cards`` cards (see :func:`global_state`)."""
+    return (
+        ("hands", MAX_PLAYERS * cards),
+        ("discard", cards),
+        ("in_match", MAX_PLAYERS),
+        ("dealer", MAX_PLAYERS),
+        ("top_card", cards + 1),
+        ("ordered_suit", NUM_SUITS + 1),
+        ("phase", NUM_PHASES + 1),
+        ("drawn_card", cards + 1),
+        ("to_act", MAX_PLAYERS + 1),
+        ("pending", 1),
+        ("stock_size", 1),
+        ("hand_size", MAX_PLAYERS),
+        ("total", MAX_PLAYERS),
+        ("num_players", 1),
+        *((("call", 1),) if call else ()),
+    )
+
+
+@lru_cache(maxsize=8)
+def _state_layout(cards: int, call: bool) -> dict[str, slice]:
+    layout, start = {}, 0
+    for name, size in _state_fields(cards, call):
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+def state_layout(rules: Rules | str) -> dict[str, slice]:
+    """The slices of a rule set's global state (:func:`global_state`), by field name."""
+    rules = load_rules(rules)
+    return dict(_state_layout(rules.deck, rules.last_card_call))
+
+
+def state_size(rules: Rules | str) -> int:
+    """The global state's size: 371 for 36 cards, 515 for 52 (``deck: 52``), plus 1 with
+    ``last_card_call``."""
+    rules = load_rules(rules)
+    return next(reversed(_state_layout(rules.deck, rules.last_card_call).values())).stop
+
+
+def state_space(rules: Rules | str) -> spaces.Box:
+    """The ``Box`` of :func:`global_state` under ``rules``: 0/1 entries in [0, 1], the scalars
+    bounded as in :func:`observation_space`."""
+    rules = load_rules(rules)
+    layout = state_layout(rules)
+    size = state_size(rules)
+    low = np.zeros(size, dtype=np.float32)
+    high = np.ones(size, dtype=np.float32)
+    scalars = slice(layout["pending"].start, layout["num_players"].stop)
+    low[scalars], high[scalars] = _scalar_bounds(rules, hands=MAX_PLAYERS, totals=MAX_PLAYERS)
+    return spaces.Box(low=low, high=high, dtype=np.float32)
+
+
+def _bits(masks: np.ndarray, cards: int) -> np.ndarray:
+    """(..., cards) 0/1 of uint64 card masks."""
+    return (masks[..., None] >> np.arange(cards, dtype=np.uint64)) & np.uint64(1)
+
+
+def global_state(state: State, games: np.ndarray | None = None) -> np.ndarray:
+    """(B, state_size(rules)) float32: the global state of every game, from no seat's point
+    of view (PettingZoo's ``state()``: what a centralised critic reads).
+
+    Seats are absolute (seat 0 first) and padded to six; entries of absent seats are zero.
+    The fields (``state_layout(rules)``), 0/1 and one-hot first as in the observation:
+
+    * ``hands``: every seat's hand, seat 0's ``N`` cards first (N = 36, or 52);
+    * ``discard``: the pile, top card included; ``in_match``: seats still in;
+      ``dealer``: one-hot dealer (the leader under ``leader_plays``);
+    * ``top_card`` (last slot: empty table), ``ordered_suit`` (last: none), ``phase``
+      (PLAY … RESPOND; last: match over; a CALL decision shows as PLAY, ``call`` marks it),
+      ``drawn_card`` (the card drawn in AFTER_DRAW; last: none), ``to_act`` (the seat to act;
+      last: nobody), each one-hot;
+    * scalars: ``pending`` and ``stock_size`` / N, ``hand_size`` / N and ``total`` / target
+      per seat, ``num_players`` / 6;
+    * ``call`` (only with ``last_card_call``): 1 in a CALL decision.
+
+    The stock's order is not in it (the stock's cards are those in no hand and not on the
+    pile). ``games`` (indices) builds only those games' rows.
+    """
+
+    def rows(array: np.ndarray) -> np.ndarray:
+        return array if games is None else array[games]
+
+    tables = state.tables
+    cards, target, P = tables.deck.cards, tables.target, state.players
+    current = rows(state.current_player).astype(np.intp)
+    B = current.shape[0]
+    layout = _state_layout(cards, tables.call)
+    out = np.zeros((B, next(reversed(layout.values())).stop), dtype=np.float32)
+    local = np.arange(B)
+
+    def one_hot(name: str, slot: np.ndarray) -> None:
+        out[local, layout[name].start + slot] = 1.0
+
+    hands = rows(state.hand)
+    begin = layout["hands"].start
+    out[:, begin : begin + P * cards] = _bits(hands, cards).reshape(B, P * cards)
+    out[:, layout["discard"]] = _bits(rows(state.discard_bits), cards)
+    in_match = rows(state.in_match).astype(np.uint64)
+    out[:, layout["in_match"].start : layout["in_match"].start + P] = _bits(in_match, P)
+    one_hot("dealer", rows(state.dealer).astype(np.intp))
+    one_hot("top_card", rows(state.top_card).astype(np.intp))
+    one_hot("ordered_suit", rows(state.ordered_suit).astype(np.intp) % (NUM_SUITS + 1))
+    phase = rows(state.phase).astype(np.intp)
+    one_hot("phase", np.where(phase == PHASE_CALL, PHASE_PLAY, phase))
+    drawn = np.where(phase == PHASE_AFTER_DRAW, rows(state.drawn_card), tables.deck.no_card)
+    one_hot("drawn_card", drawn.astype(np.intp))
+    one_hot("to_act", np.where(current >= 0, current, MAX_PLAYERS))
+    out[:, layout["pending"].start] = rows(state.pending) / cards
+    out[:, layout["stock_size"].start] = rows(state.stock_size) / cards
+    sizes = layout["hand_size"].start
+    out[:, sizes : sizes + P] = np.bitwise_count(hands) / cards
+    totals = layout["total"].start
+    out[:, totals : totals + P] = rows(state.totals) / target
+    out[:, layout["num_players"].start] = P / MAX_PLAYERS
+    if tables.call:
+        out[:, layout["call"].start] = phase == PHASE_CALL
+    return out

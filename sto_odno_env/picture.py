@@ -21,6 +21,7 @@ here runs unless a picture is asked for: the envs import this module in ``render
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
@@ -341,14 +342,26 @@ def _font(size: int, bold: bool):
         return ImageFont.load_default(size)
 
 
+NEEDS_PILLOW = (
+    "render_mode='rgb_array' and table_rgb() need Pillow: "
+    "pip install 'sto-odno-env[picture]' (or pip install pillow)"
+)
+
+
+def rgb_available() -> bool:
+    """Whether Pillow is installed, so that :func:`table_rgb` can draw (the envs advertise
+    ``render_mode="rgb_array"`` only then). Pillow is looked up, not imported."""
+    try:
+        return importlib.util.find_spec("PIL") is not None
+    except (ImportError, ValueError):  # a broken or half-removed installation
+        return False
+
+
 def _image_module():
     try:
         from PIL import Image, ImageDraw
     except ImportError:
-        raise ImportError(
-            "render_mode='rgb_array' and table_rgb() need Pillow: "
-            "pip install 'sto-odno-env[picture]' (or pip install pillow)"
-        ) from None
+        raise ImportError(NEEDS_PILLOW) from None
     return Image, ImageDraw
 
 

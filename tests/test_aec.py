@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import warnings
 
+import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 from preset_combos import COMBOS
 
-from sto_odno_env import PRESETS, Rules, engine, sto_odno_v0
+from sto_odno_env import PRESETS, Rules, engine, observation, sto_odno_v0
 from sto_odno_env.cards import action_name, card_name, parse_card
 from sto_odno_env.engine import IllegalActionError
 from sto_odno_env.observation import LAYOUT, observe
@@ -37,7 +38,10 @@ def test_every_preset_and_player_count_is_covered():
 
 
 def make_env(rules="classic", players=2, seed=0, **kwargs):
-    """A wrapped env, reset with ``seed`` and with its (shared) action space seeded."""
+    """A wrapped env, reset with ``seed`` and with its (shared) action space seeded. Illegal
+    actions raise unless asked otherwise, so that a wrong mask fails a test instead of
+    quietly ending its match (the env's default is to penalize)."""
+    kwargs.setdefault("illegal_action", "raise")
     env = sto_odno_v0.env(rules=rules, players=players, **kwargs)
     env.reset(seed=seed)
     env.action_space(env.possible_agents[0]).seed(seed)
@@ -105,7 +109,10 @@ def test_api(preset, players):
 
 @pytest.mark.parametrize(("preset", "players"), COMBOS)
 def test_seed(preset, players):
-    seed_test(lambda: sto_odno_v0.env(rules=preset, players=players), num_cycles=100)
+    seed_test(
+        lambda: sto_odno_v0.env(rules=preset, players=players, illegal_action="raise"),
+        num_cycles=100,
+    )
 
 
 @pytest.mark.parametrize(("preset", "players"), COMBOS)
@@ -130,11 +137,11 @@ def test_registered_with_pettingzoo():
 
 def test_reset_without_seed_continues_deterministically():
     one, two = make_env("classic", 3, seed=21), make_env("classic", 3, seed=21)
-    first = one.unwrapped.state()
+    first = one.unwrapped.engine_state()
     one.reset()
     two.reset()
-    assert_states_equal(one.unwrapped.state(), two.unwrapped.state())
-    assert one.unwrapped.state().seed[0] != first.seed[0]  # a new match
+    assert_states_equal(one.unwrapped.engine_state(), two.unwrapped.engine_state())
+    assert one.unwrapped.engine_state().seed[0] != first.seed[0]  # a new match
 
 
 def test_spaces_are_the_same_objects_on_every_call():
@@ -166,7 +173,7 @@ def test_only_the_acting_agent_has_a_mask(preset, players):
         if env.terminations[acting] or env.truncations[acting]:
             env.step(None)  # dead steps are checked in test_masks_agree_during_dead_steps
             continue
-        full = env.unwrapped.state()
+        full = env.unwrapped.engine_state()
         legal = engine.legal_mask(full)[0]
         assert int(full.current_player[0]) == env.unwrapped.agent_seat[acting]
         assert legal.sum() >= 2  # forced decisions are never shown
@@ -264,7 +271,7 @@ def test_illegal_action_raises_naming_action_phase_and_legal_actions():
     env = make_env("classic", 3, seed=1, illegal_action="raise")
     agent = env.agent_selection
     mask = env.observe(agent)["action_mask"].copy()
-    before = env.unwrapped.state()
+    before = env.unwrapped.engine_state()
     bad = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(IllegalActionError) as raised:
         env.step(bad)
@@ -279,7 +286,7 @@ def test_illegal_action_raises_naming_action_phase_and_legal_actions():
     # nothing changed: the same agent acts with the same mask
     assert env.agent_selection == agent
     np.testing.assert_array_equal(env.observe(agent)["action_mask"], mask)
-    assert_states_equal(before, env.unwrapped.state())
+    assert_states_equal(before, env.unwrapped.engine_state())
     for not_an_action in (42, -1, None):
         with pytest.raises(IllegalActionError, match="legal actions"):
             env.step(not_an_action)
@@ -351,7 +358,7 @@ def elimination_match(rules, players, seed):
         out = {a for a in before if env.terminations[a]}
         if out and not all(env.terminations.values()):
             eliminations += 1
-            state = env.unwrapped.state()
+            state = env.unwrapped.engine_state()
             assert not state.done[0]  # the match goes on
             for seat_name in out:
                 seat = env.unwrapped.agent_seat[seat_name]
@@ -374,10 +381,10 @@ def test_eliminated_players_leave_through_dead_steps(preset, players, seed):
     turn until a match with an elimination ends by the rules.)"""
     for attempt in range(seed, seed + 6):
         env, eliminations, totals, paid_at_exit = elimination_match(preset, players, attempt)
-        if eliminations and env.unwrapped.state().terminated[0]:
+        if eliminations and env.unwrapped.engine_state().terminated[0]:
             break
     assert eliminations >= 1
-    state = env.unwrapped.state()
+    state = env.unwrapped.engine_state()
     assert state.terminated[0]
     expected = engine.match_rewards(engine.ranking_keys(state, np.array([0])))[0]
     for agent, seat in env.unwrapped.agent_seat.items():
@@ -407,9 +414,9 @@ def test_match_rewards_are_zero_sum(preset, players, seed):
                     assert value == 0.0 or env.terminations[other]  # paid only when finished
 
         play(env, np.random.default_rng(attempt), on_step=collect)
-        if env.unwrapped.state().terminated[0]:
+        if env.unwrapped.engine_state().terminated[0]:
             break
-    state = env.unwrapped.state()
+    state = env.unwrapped.engine_state()
     assert state.terminated[0]
     assert sum(totals.values()) == pytest.approx(0.0, abs=1e-5)
     assert all(-1.0 <= value <= 1.0 for value in totals.values())
@@ -488,8 +495,8 @@ def test_truncation_gives_no_terminal_reward():
             truncations, terminations = finished[0]
             assert all(truncations.values()) and len(truncations) == players
             assert not any(terminations.values())
-            assert env.unwrapped.state().truncated[0]
-            assert not env.unwrapped.state().terminated[0]
+            assert env.unwrapped.engine_state().truncated[0]
+            assert not env.unwrapped.engine_state().terminated[0]
             assert all(value == 0.0 for value in totals.values())
 
 
@@ -506,7 +513,7 @@ def test_truncation_keeps_earlier_round_rewards():
             paid.append(dict(env.rewards))
 
         play(env, np.random.default_rng(seed), on_step=collect)
-        state = env.unwrapped.state()
+        state = env.unwrapped.engine_state()
         if not state.truncated[0] or state.round[0] == 0:
             continue
         assert all(value == 0.0 for value in paid[-1].values())
@@ -546,10 +553,10 @@ def test_get_state_set_state_restores_exactly(preset, players):
     generator = np.random.default_rng(9)
     play(env, generator, max_steps=60)
     snapshot = env.unwrapped.get_state()
-    saved = env.unwrapped.state()
+    saved = env.unwrapped.engine_state()
     first, actions = record_steps(env, generator=generator, limit=500)
     env.unwrapped.set_state(snapshot)
-    assert_states_equal(saved, env.unwrapped.state())
+    assert_states_equal(saved, env.unwrapped.engine_state())
     second, _ = record_steps(env, actions=actions, limit=500)
     assert first == second
     # the snapshot stays reusable
@@ -562,20 +569,20 @@ def test_clone_is_an_independent_exact_copy():
     env = make_env("yard", 3, seed=12)
     generator = np.random.default_rng(12)
     play(env, generator, max_steps=40)
-    saved = env.unwrapped.state()
+    saved = env.unwrapped.engine_state()
     twin = env.unwrapped.clone()
     assert twin is not env.unwrapped
-    assert_states_equal(saved, twin.state())
+    assert_states_equal(saved, twin.engine_state())
     first, actions = record_steps(twin, generator=generator, limit=300)
-    assert_states_equal(saved, env.unwrapped.state())  # playing the clone left env alone
+    assert_states_equal(saved, env.unwrapped.engine_state())  # playing the clone left env alone
     second, _ = record_steps(env, actions=actions, limit=300)
     assert first == second
 
 
-def test_state_is_a_copy_of_the_full_engine_state():
+def test_engine_state_is_a_copy_of_the_full_engine_state():
     env = make_env("classic", 4, seed=13)
     play(env, np.random.default_rng(13), max_steps=25)
-    state = env.unwrapped.state()
+    state = env.unwrapped.engine_state()
     assert isinstance(state, engine.State)
     assert state.hand.shape == (1, 4) and state.stock.shape == (1, 36)
     held = sum(int(state.hand[0, p]).bit_count() for p in range(4))
@@ -587,7 +594,159 @@ def test_state_is_a_copy_of_the_full_engine_state():
     for agent, seat in env.unwrapped.agent_seat.items():
         np.testing.assert_array_equal(observe(state, seat)[0], env.observe(agent)["observation"])
     state.hand[0] = 0  # a copy: the env's game is untouched
-    assert int(env.unwrapped.state().hand[0].astype(bool).sum()) > 0
+    assert int(env.unwrapped.engine_state().hand[0].astype(bool).sum()) > 0
+
+
+@pytest.mark.parametrize(
+    ("rules", "players"),
+    [
+        ("classic", 4),
+        ("ukrainian", 6),
+        (Rules.preset("classic").replace(deck=52), 3),
+        (Rules.preset("classic").replace(last_card_call=True, stacking=True), 2),
+    ],
+)
+def test_state_is_the_global_state_with_every_hand(rules, players):
+    """PettingZoo's state(): one float32 array in state_space, the same whoever is to act,
+    holding every seat's hand, the pile and the totals (what a centralised critic needs)."""
+    env = make_env(rules, players, seed=17)
+    raw = env.unwrapped
+    space = raw.state_space
+    assert space is env.state_space  # through the wrapper too
+    assert isinstance(space, gymnasium.spaces.Box) and space.dtype == np.float32
+    assert space.shape == (observation.state_size(raw.rules),)
+    assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
+    layout = observation.state_layout(raw.rules)
+    cards = raw.rules.deck
+    generator = np.random.default_rng(17)
+
+    def check(env, *_):
+        state = env.state()
+        assert state.dtype == np.float32 and state.shape == space.shape
+        assert space.contains(state)
+        game = raw.engine_state()
+        np.testing.assert_array_equal(state, observation.global_state(game)[0])
+        hands = state[layout["hands"]].reshape(-1, cards)
+        for seat in range(6):
+            held = (
+                {c for c in range(cards) if int(game.hand[0, seat]) >> c & 1}
+                if seat < players
+                else set()
+            )
+            assert set(np.flatnonzero(hands[seat]).tolist()) == held
+        pile = set(game.discard[0, : game.discard_size[0]].tolist())
+        assert set(np.flatnonzero(state[layout["discard"]]).tolist()) == pile
+        totals = state[layout["total"]][:players] * raw.rules.target
+        np.testing.assert_allclose(totals, game.totals[0], atol=1e-3)
+        acting = int(game.current_player[0])
+        assert int(np.argmax(state[layout["to_act"]])) == (acting if acting >= 0 else 6)
+
+    check(env)
+    play(env, generator, on_step=check, max_steps=150)
+    state = env.state()
+    assert state is not env.state()  # a new array each call
+
+
+def test_state_before_reset_says_reset():
+    raw = sto_odno_v0.raw_env()
+    for read in (raw.state, raw.engine_state):
+        with pytest.raises(gymnasium.error.ResetNeeded, match="reset"):
+            read()
+
+
+def test_illegal_action_is_penalized_by_default():
+    """As PettingZoo's classic games: the offender gets −1, the others 0, the match ends."""
+    env = sto_odno_v0.env(players=3)
+    env.reset(seed=8)
+    offender = env.agent_selection
+    bad = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
+    env.step(bad)
+    assert env.rewards == {a: (-1.0 if a == offender else 0.0) for a in env.possible_agents}
+    assert all(env.terminations.values())
+    assert "illegal" in env.infos[offender]["illegal_action"]
+    with pytest.raises(ValueError, match="illegal_action='ignore' is not allowed"):
+        sto_odno_v0.env(illegal_action="ignore")
+
+
+def stay_match(players, seed, parallel=False):
+    """Play a random ``eliminated="stay"`` match of classic (last_survivor), as a plain AEC
+    loop or through PettingZoo's turn-based-to-parallel converter. Returns the env, the
+    agents at each live step, each agent's total reward, and the eliminations: agent -> (step it
+    went out, its reward in that step)."""
+    env = make_env("classic", players, seed=seed, eliminated="stay")
+    generator = np.random.default_rng(seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    seen_agents, out = [], {}
+    step = 0
+    if parallel:
+        par = pettingzoo.utils.turn_based_aec_to_parallel(env)
+        observations, _ = par.reset(seed=seed)
+        while par.agents:
+            seen_agents.append(list(par.agents))
+            actions = {}
+            for agent in par.agents:
+                legal = np.flatnonzero(observations[agent]["action_mask"])
+                # a player not to act (eliminated ones included) has no legal action
+                actions[agent] = int(generator.choice(legal)) if legal.size else 0
+            acting = env.unwrapped.agent_selection
+            assert not env.unwrapped.infos[acting].get("eliminated")
+            observations, rewards, terminations, truncations, infos = par.step(actions)
+            step += 1
+            for agent, reward in rewards.items():
+                totals[agent] += reward
+                if infos[agent].get("eliminated") and agent not in out:
+                    out[agent] = (step, reward)
+            if par.agents:
+                assert not any(terminations.values()) and not any(truncations.values())
+        return env, seen_agents, totals, out
+    while env.agents:
+        agent = env.agent_selection
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:  # only at the match end: everyone at once
+            assert all(env.terminations[a] or env.truncations[a] for a in env.agents)
+            env.step(None)
+            continue
+        assert not env.infos[agent].get("eliminated")  # never selected once out
+        seen_agents.append(list(env.agents))
+        env.step(random_action(env, agent, generator))
+        step += 1
+        for other, reward in env.rewards.items():
+            totals[other] += reward
+            if env.infos[other].get("eliminated") and other not in out:
+                out[other] = (step, reward)
+                assert not env.terminations[other] or all(env.terminations.values())
+                assert not env.observe(other)["action_mask"].any()
+    return env, seen_agents, totals, out
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["aec", "parallel"])
+@pytest.mark.parametrize("players", [3, 4])
+def test_eliminated_players_can_stay_until_the_match_ends(players, parallel):
+    """eliminated="stay": an eliminated player stays in ``agents`` (never selected, all-zero
+    mask), is paid as it goes out and nothing after, and is terminated with everyone at the
+    end; the rewards are those of the dead-step default."""
+    for seed in range(20):
+        env, seen_agents, totals, out = stay_match(players, seed, parallel)
+        state = env.unwrapped.engine_state()
+        if out and state.terminated[0] and len(out) < players - 1:
+            break  # an elimination in mid-match, and a match ended by the rules
+    else:
+        pytest.fail("no seed gave a mid-match elimination")
+    assert all(agents == env.possible_agents for agents in seen_agents)
+    assert all(env.unwrapped.terminations.values())
+    expected = engine.match_rewards(engine.ranking_keys(state, np.array([0])))[0]
+    for agent, seat in env.unwrapped.agent_seat.items():
+        assert totals[agent] == pytest.approx(float(expected[seat]), abs=1e-6)
+    for agent, (_, reward) in out.items():
+        assert reward < 0 and totals[agent] == pytest.approx(reward, abs=1e-6)
+    # the same match under the default: the same rewards, through dead steps
+    _, _, leave_totals, _ = elimination_match("classic", players, seed)
+    assert leave_totals == pytest.approx(totals, abs=1e-6)
+
+
+def test_eliminated_option_is_checked():
+    with pytest.raises(ValueError, match=r"eliminated='gone' is not allowed; allowed: leave, stay"):
+        sto_odno_v0.env(eliminated="gone")
 
 
 # --- rendering --------------------------------------------------------------------------------
@@ -651,7 +810,7 @@ def test_render_says_when_the_opening_card_skipped_a_player(players):
     skips = 0
     for seed in range(30):
         env.reset(seed=seed)
-        state = env.unwrapped.state()
+        state = env.unwrapped.engine_state()
         opening = int(state.discard[0, 0])
         text = env.render()
         round_line = next(line for line in text.splitlines() if "dealt by" in line)

@@ -226,7 +226,7 @@ def test_single_decision_of_random_and_rollout_repeats_under_a_seed():
     ("preset", "players"), [("classic", 2), ("yard", 3), ("encyclopedia", 4), ("nines", 4)]
 )
 def test_bots_play_a_whole_aec_match(preset, players):
-    env = sto_odno_v0.env(rules=preset, players=players)
+    env = sto_odno_v0.env(rules=preset, players=players, illegal_action="raise")
     env.reset(seed=players)
     rules = Rules.preset(preset)
     pool = [
@@ -250,7 +250,7 @@ def test_bots_play_a_whole_aec_match(preset, players):
         decisions += 1
     assert not env.agents, "the match did not end"
     assert decisions > 10
-    raw = env.unwrapped.state()
+    raw = env.unwrapped.engine_state()
     if not raw.truncated[0]:
         assert sum(totals.values()) == pytest.approx(0.0, abs=1e-6)
 

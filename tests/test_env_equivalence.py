@@ -97,7 +97,7 @@ def engine_match(rules, players, seed):
 
 
 def aec_match(rules, players, seed, record=None):
-    env = sto_odno_v0.env(rules=rules, players=players)
+    env = sto_odno_v0.env(rules=rules, players=players, illegal_action="raise")
     if record is not None:
         # No public hook attaches a trace; the env keeps its trace in ``_moves`` and hands
         # it to engine.init/step, so a Trace put there before reset() records the match.
@@ -118,7 +118,7 @@ def aec_match(rules, players, seed, record=None):
         for other, value in env.rewards.items():
             step[seat_of[other]] = value
         rewards.append(step)
-    return decisions, rewards, env.unwrapped.state()
+    return decisions, rewards, env.unwrapped.engine_state()
 
 
 AEC_CASES = [("classic", 2, 0), ("yard", 3, 1), ("nines", 4, 2), ("encyclopedia", 5, 3)]

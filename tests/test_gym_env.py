@@ -51,9 +51,33 @@ class LowestLegal(BasePolicy):
 @pytest.mark.parametrize(("preset", "players"), CHECKED)
 def test_gymnasium_and_sb3_checkers(preset, players):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # infinite Box bounds, no spec for render modes
+        warnings.simplefilter("error")  # the Box bounds are finite: no warning about them
+        # built directly, the env has no spec for check_env to make its render modes from
+        # (tests/test_checkers.py checks them through gymnasium.make)
+        warnings.filterwarnings("ignore", message=".*Not able to test alternative render")
         gymnasium_check_env(StoOdnoEnv(preset, players, illegal_action="penalize"))
         sb3_check_env(StoOdnoEnv(preset, players, illegal_action="penalize"), warn=False)
+
+
+def test_vector_observations_lie_in_the_bounded_space():
+    """The batched env's observations, ended episodes' last ones included, lie in the
+    (finite) single observation space."""
+    env = StoOdnoVectorEnv(16, "encyclopedia", 4, opponents="greedy")
+    space = env.single_observation_space
+    assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
+    observations, infos = env.reset(seed=2)
+    generator = np.random.default_rng(2)
+    ended = 0
+    for _ in range(400):
+        assert all(space.contains(row) for row in observations)
+        masks = infos["action_mask"]
+        actions = [int(generator.choice(np.flatnonzero(row))) for row in masks]
+        observations, _, _, _, infos = env.step(actions)
+        if "final_obs" in infos:
+            for row in infos["final_obs"][infos["_final_obs"]]:
+                assert space.contains(row)
+                ended += 1
+    assert ended > 0
 
 
 @pytest.mark.parametrize(("preset", "players"), CHECKED)

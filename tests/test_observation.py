@@ -14,14 +14,23 @@ from hypothesis import strategies as st
 from preset_combos import COMBOS
 
 from sto_odno_env import Rules, engine
+from sto_odno_env.cards import PHASE_CALL, PHASE_PLAY
 from sto_odno_env.observation import (
     LAYOUT,
     NUM_FLAGS,
     OBS_SIZE,
     ONE_HOT_FIELDS,
+    STATE_VERSION,
     ObservationView,
+    global_state,
+    observation_space,
     observe,
     observe_one,
+    pending_bound,
+    state_layout,
+    state_size,
+    state_space,
+    total_bounds,
 )
 from sto_odno_env.tables import NO_CARD
 
@@ -59,7 +68,7 @@ def play_random(state: engine.State, steps: int, generator) -> engine.State:
 
 
 @functools.cache
-def sample_states(preset: str, players: int) -> tuple[engine.State, ...]:
+def sample_states(preset: str | Rules, players: int) -> tuple[engine.State, ...]:
     """Snapshots of 12 random-play games after 0, 20, 120, 400 and 900 decisions (some
     rounds have been scored by then, some games may be over)."""
     state = engine.init(preset, players, 12, seed=players)
@@ -282,3 +291,166 @@ def test_observe_one_rejects_a_seat_outside_the_table():
     state = engine.init("classic", 3, 1)
     with pytest.raises(ValueError, match=r"seat must be in 0\.\.2"):
         observe_one(state, 3)
+
+
+# --- the spaces' bounds -----------------------------------------------------------------------
+
+VARIANTS = {
+    "stacking": Rules.preset("ukrainian").replace(stacking=True),
+    "call+stacking": Rules.preset("classic").replace(last_card_call=True, stacking=True),
+    "deck 52": Rules.preset("classic").replace(deck=52),
+    "scope total": Rules.preset("encyclopedia").replace(multiplier_scope="total"),
+    "combo": Rules.preset("yard").replace(bonus_combo=True, leftover_bonus="single_adds"),
+}
+RULE_SETS = [(preset, players) for preset, players in COMBOS] + [
+    (rules, players) for rules in VARIANTS.values() for players in (2, 5)
+]
+RULE_IDS = [
+    f"{name}-{players}p"
+    for name, players in [(p, n) for p, n in COMBOS]
+    + [(key, n) for key in VARIANTS for n in (2, 5)]
+]
+
+
+@pytest.mark.parametrize(("rules", "players"), RULE_SETS, ids=RULE_IDS)
+def test_observations_and_states_lie_in_their_finite_spaces(rules, players):
+    """Every bound is finite, low < high everywhere (Gymnasium flags equal bounds), and
+    every observation and global state of random play (rounds scored, players out, games
+    over) lies in its space (a total above the target: the next test)."""
+    box = observation_space(rules)["observation"]
+    state_box = state_space(rules)
+    for space in (box, state_box):
+        assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
+        assert (space.low < space.high).all()
+    for state in sample_states(rules, players):
+        for seat in range(players):
+            for obs in observe(state, seat):
+                assert box.contains(obs), np.flatnonzero((obs < box.low) | (obs > box.high))
+        for row in global_state(state):
+            assert state_box.contains(row)
+
+
+def test_the_scalar_bounds_come_from_the_rule_set():
+    layout = LAYOUT
+    classic = Rules.preset("classic")
+    deck_points = sum(classic.points_of(card) for card in range(36))  # every card in one hand
+    assert total_bounds(classic) == (np.iinfo(np.int32).min, 101 + deck_points)
+    box = observation_space(classic)["observation"]
+    for name in ("others_total", "own_total"):
+        np.testing.assert_allclose(box.high[layout[name]], (101 + deck_points) / 101)
+        np.testing.assert_allclose(box.low[layout[name]], np.iinfo(np.int32).min / 101)
+    for name in ("stock_size", "others_hand_size", "num_players"):
+        assert (box.low[layout[name]] == 0).all() and (box.high[layout[name]] == 1).all()
+    # the multiplier of a last card (encyclopedia: 8♥ triples the others' points)
+    encyclopedia = Rules.preset("encyclopedia")
+    assert total_bounds(encyclopedia)[1] == 101 + 3 * deck_points
+    scope = encyclopedia.replace(multiplier_scope="total")
+    assert total_bounds(scope)[1] == (101 + deck_points) * 3
+    # no card scores below zero: no total can go below zero
+    plain = classic.replace(finish_bonus={})
+    assert total_bounds(plain) == (0, 101 + deck_points)
+    assert total_bounds(plain.replace(target=50)) == (0, 50 + deck_points)
+    # a 52-card deck: more points in a hand, card counts over 52
+    deck52 = classic.replace(deck=52)
+    points52 = sum(deck52.points_of(card) for card in range(52))
+    assert total_bounds(deck52)[1] == 101 + points52
+    assert observation_space(deck52)["observation"].shape == (253,)
+    # the stacked penalty: every penalty card in one chain (6: 1, 7: 2, K♠: 4)
+    assert pending_bound(classic) == 0
+    assert pending_bound(classic.replace(stacking=True)) == 4 * 1 + 4 * 2 + 4
+    assert pending_bound(classic.replace(stacking=True, last_card_call=True)) == 2**15 - 1
+
+
+def test_totals_above_the_target_lie_within_the_bound():
+    """A seat that goes out has a total above the target (so target / target would be a
+    wrong bound), still inside the bound."""
+    state = sample_states("classic", 2)[-1]
+    high = total_bounds("classic")[1]
+    totals = state.totals[state.done]
+    assert (totals > 101).any() and (totals <= high).all()
+
+
+# --- the global state -------------------------------------------------------------------------
+
+
+def test_state_layout_sizes():
+    classic = Rules.preset("classic")
+    layout = state_layout(classic)
+    assert list(layout) == [
+        "hands", "discard", "in_match", "dealer", "top_card", "ordered_suit", "phase",
+        "drawn_card", "to_act", "pending", "stock_size", "hand_size", "total", "num_players",
+    ]  # fmt: skip
+    assert layout["hands"] == slice(0, 6 * 36)
+    assert state_size(classic) == layout["num_players"].stop == 371
+    assert state_size(classic.replace(deck=52)) == 515
+    called = classic.replace(last_card_call=True)
+    assert state_size(called) == 372 and state_layout(called)["call"] == slice(371, 372)
+    assert STATE_VERSION == 1
+
+
+@pytest.mark.parametrize(("preset", "players"), COMBOS)
+def test_global_state_holds_every_hand_and_the_public_table(preset, players):
+    target = Rules.preset(preset).target
+    layout = state_layout(preset)
+    for state in sample_states(preset, players):
+        rows = global_state(state)
+        assert rows.shape == (12, state_size(preset)) and rows.dtype == np.float32
+        np.testing.assert_array_equal(global_state(state, games=np.array([2, 5])), rows[[2, 5]])
+        for b, row in enumerate(rows):
+            hands = row[layout["hands"]].reshape(6, 36)
+            for seat in range(6):
+                held = cards_of(state.hand[b, seat]) if seat < players else []
+                assert np.flatnonzero(hands[seat]).tolist() == held
+            pile = sorted(state.discard[b, : state.discard_size[b]].tolist())
+            assert np.flatnonzero(row[layout["discard"]]).tolist() == pile
+            ins = [int(state.in_match[b]) >> p & 1 for p in range(players)]
+            assert row[layout["in_match"]].tolist() == ins + [0] * (6 - players)
+            assert np.flatnonzero(row[layout["dealer"]]).tolist() == [int(state.dealer[b])]
+            for name in ("top_card", "ordered_suit", "phase", "drawn_card", "to_act"):
+                assert row[layout[name]].sum() == 1.0, name
+            top = int(state.top_card[b])
+            assert int(np.argmax(row[layout["top_card"]])) == (36 if top == NO_CARD else top)
+            current = int(state.current_player[b])
+            assert int(np.argmax(row[layout["to_act"]])) == (6 if current < 0 else current)
+            sizes = [len(cards_of(state.hand[b, p])) for p in range(players)]
+            np.testing.assert_allclose(
+                row[layout["hand_size"]] * 36, sizes + [0] * (6 - players), atol=1e-4
+            )
+            np.testing.assert_allclose(
+                row[layout["total"]][:players] * target, state.totals[b], atol=1e-3
+            )
+            assert row[layout["stock_size"]][0] * 36 == pytest.approx(state.stock_size[b])
+            assert row[layout["num_players"]][0] == pytest.approx(players / 6)
+            # every seat's observation is a function of the state: its hand is in it
+            for seat in range(players):
+                obs = observe(state, seat)[b]
+                np.testing.assert_array_equal(obs[LAYOUT["hand"]], hands[seat])
+                np.testing.assert_array_equal(obs[LAYOUT["discard"]], row[layout["discard"]])
+
+
+def test_global_state_ignores_the_stock_order_but_sees_every_hand():
+    state = sample_states("classic", 3)[1].take([0])
+    generator = np.random.default_rng(3)
+    shuffled = hide_differently(state, 0, "stock", generator)
+    np.testing.assert_array_equal(global_state(state), global_state(shuffled))
+    dealt = hide_differently(state, 0, "hands", generator)
+    assert cards_of(dealt.hand[0, 1]) != cards_of(state.hand[0, 1])
+    assert not np.array_equal(global_state(state), global_state(dealt))
+    np.testing.assert_array_equal(observe(state, 0), observe(dealt, 0))  # hidden from seat 0
+
+
+def test_global_state_marks_the_call():
+    rules = Rules.preset("classic").replace(last_card_call=True)
+    layout = state_layout(rules)
+    state = engine.init(rules, 2, 64, seed=4)
+    generator = np.random.default_rng(4)
+    seen = False
+    for _ in range(400):
+        rows = global_state(state)
+        calling = state.phase == PHASE_CALL
+        np.testing.assert_array_equal(rows[:, layout["call"].start], calling)
+        # a CALL decision shows as PLAY in the phase block
+        assert (rows[calling, layout["phase"].start + PHASE_PLAY] == 1).all()
+        seen |= bool(calling.any())
+        engine.step(state, engine.sample_actions(state.legal_bits, generator.random(64)))
+    assert seen

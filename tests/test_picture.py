@@ -138,7 +138,7 @@ def test_aec_rgb_array_shows_every_hand():
     env.reset(seed=0)
     frame = env.render()
     assert frame.shape == (*picture_size(3), 3) and frame.dtype == np.uint8
-    game = env.unwrapped.state()
+    game = env.unwrapped.engine_state()
     assert np.array_equal(frame, table_rgb(game, names=env.possible_agents))
     agent = env.agent_selection
     env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))

@@ -477,7 +477,7 @@ def test_last_card_call_in_the_envs_and_bots():
     vector = StoOdnoVectorEnv(4, rules, 3, observation_keys=("obs", "mask"))
     assert vector.single_observation_space["mask"].shape == (43,)
     assert StoOdnoVecEnv(2, rules, 2).action_space.n == 43
-    aec = sto_odno_v0.env(rules=rules, players=2)
+    aec = sto_odno_v0.env(rules=rules, players=2, illegal_action="raise")
     aec.reset(seed=3)
     assert aec.action_space("player_0").n == 43
     calls, generator = 0, np.random.default_rng(0)
@@ -702,7 +702,7 @@ def test_deck_52_in_the_envs_and_bots():
     assert vector.single_observation_space["mask"].shape == (58,)
     assert vector.single_observation_space["obs"].shape == (253,)
     assert StoOdnoVecEnv(2, rules, 2).action_space.n == 58
-    aec = sto_odno_v0.env(rules=rules, players=3)
+    aec = sto_odno_v0.env(rules=rules, players=3, illegal_action="raise")
     aec.reset(seed=3)
     assert aec.action_space("player_0").n == 58
     bots = (GreedyAgent(rules), ExpertAgent(rules))
@@ -715,12 +715,12 @@ def test_deck_52_in_the_envs_and_bots():
         mask, obs = observation["action_mask"], observation["observation"]
         assert mask.shape == (58,) and obs.shape == (253,)
         view = ObservationView(obs, rules.target, 52)
-        state = aec.unwrapped.state()
+        state = aec.unwrapped.engine_state()
         assert view.hand.sum() == int(state.hand[0, state.current_player[0]]).bit_count()
         for bot in bots:
             assert mask[bot.act(obs[None], mask[None])[0]]
         aec.step(int(generator.choice(np.flatnonzero(mask))))
-    state = aec.unwrapped.state()
+    state = aec.unwrapped.engine_state()
     for seat in range(3):
         assert np.array_equal(observe(state, seat)[0], observe_one(state, seat))
     with pytest.raises(ValueError, match="bot 'greedy' is set up for rules 'classic' with the 52"):

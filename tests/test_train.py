@@ -310,7 +310,7 @@ def test_the_shipped_policies_are_there_and_small():
 
 def play_a_match_in_the_aec_env(agent, rules: str, players: int, seed: int) -> None:
     """``agent`` in every seat of one AEC match; an illegal action raises there."""
-    env = sto_odno_v0.env(rules=rules, players=players)
+    env = sto_odno_v0.env(rules=rules, players=players, illegal_action="raise")
     env.reset(seed=seed)
     for _ in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
