@@ -210,7 +210,8 @@ def scene(
         Text(
             MARGIN,
             22,
-            f"{state.rules.name} · round {int(state.round[game])} · turn {int(state.turn[game])}"
+            f"{state.rules.name} · round {int(state.round[game]) + 1} "  # from 1, as on screen
+            f"· turn {int(state.turn[game])}"
             + (f" · {names[view]}'s view" if view is not None else ""),
             14,
             INK,

@@ -1,5 +1,8 @@
 """Text views of one game: the readable table of ``render_mode="ansi"``/``"human"``, and
-:func:`describe`, a one-game dump for debugging the engine."""
+:func:`describe`, a one-game dump for debugging the engine.
+
+The readable table numbers rounds from 1, as the terminal game and the pictures do;
+``describe`` prints the state's fields as they are (``state.round`` counts from 0)."""
 
 from __future__ import annotations
 
@@ -52,7 +55,7 @@ def _move_text(event: dict[str, Any], names: list[str], deck=None) -> str:
     if kind == "reshuffle":
         return f"reshuffle: {plural(len(event['stock']), 'card')} to the stock"
     if kind == "round":
-        return f"round {event['round']} dealt by {names[event['dealer']]}"
+        return f"round {event['round'] + 1} dealt by {names[event['dealer']]}"
     last = event["last_card"]
     return f"round over: {names[event['finisher']]} finished" + (
         f" on {card_name(last, deck)}" if last is not None else " (last card stolen)"
@@ -74,7 +77,7 @@ def _round_text(
     dealer = event["dealer"]
     tables = state.tables
     if tables.leader_plays:
-        return f"round {event['round']} led by {names[dealer]}"
+        return f"round {event['round'] + 1} led by {names[dealer]}"
     later = moves[index + 1 :]
     ends = [i for i, move in enumerate(later) if move["type"] in ("round", "round_end")]
     this_round = later[: ends[0]] if ends else later
@@ -85,10 +88,10 @@ def _round_text(
     elif current:
         seats_in = [p for p in range(state.players) if int(state.in_match[game]) >> p & 1]
     else:
-        return f"round {event['round']} dealt by {names[dealer]}"
+        return f"round {event['round'] + 1} dealt by {names[dealer]}"
     opening = event["deck"][len(seats_in) * tables.hand_size - 1]
     name = card_name(opening, tables.deck)
-    text = f"round {event['round']} dealt by {names[dealer]}, opening card {name}"
+    text = f"round {event['round'] + 1} dealt by {names[dealer]}, opening card {name}"
     decides = bool(tables.order_suit[opening] or tables.cover[opening])
     expected = dealer if decides else _after(dealer, seats_in)
     actors = [move["player"] for move in this_round if move["type"] == "action"]
@@ -132,7 +135,7 @@ def render_game(
     top = int(state.top_card[game])
     suit = int(state.ordered_suit[game])
     lines = [
-        f"round {int(state.round[game])} · turn {int(state.turn[game])} · "
+        f"round {int(state.round[game]) + 1} · turn {int(state.turn[game])} · "
         + (
             "match over"
             if phase == PHASE_DONE

@@ -741,3 +741,23 @@ def test_a_closed_pipe_ends_quietly(argv, tmp_path):
     for path in tmp_path.glob("*.jsonl"):
         assert replay(path) >= 1
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_rounds_are_numbered_from_1_everywhere_a_person_reads():
+    """The viewer, the text table (``render_mode="ansi"``) and the picture all call the
+    record's round 1 (``state.round`` 1) "round 2"; the terminal game's title does too."""
+    from sto_odno_env.picture import table_svg
+    from sto_odno_env.render import render_game
+
+    playback = Playback.load(GOLDEN)
+    index = next(i for i, frame in enumerate(playback.frames) if int(frame.state.round[0]) == 1)
+    frame = playback.frames[index]
+    assert "round 2 · turn" in table_svg(frame.state)
+    assert render_game(frame.state).startswith("round 2 · turn")
+    code, out = run(["--replay", str(GOLDEN)], f"{frame.first}\nq\n")
+    assert code == 0 and re.search(rf"^== Match 1 · round 2 · lines {frame.first}-", out, re.M)
+    deal = next(event for _, event in frame.events if event["type"] == "round")
+    assert deal["round"] == 1 and "round 2 dealt by" in out
+    code, out = run(["--seed", "1"], FIRST_MOVES)
+    assert "== Round 1 · turn" in out and "== Round 2 · turn" in out
+    assert "round 2 dealt by" in out and "round 0" not in out.lower()
