@@ -17,12 +17,18 @@ largely cancels.
   round, exact-target resets per match; OpenSkill (Plackett–Luce) ratings over all
   matches; a progress bar; ``results.json``, ``pairs.csv``, ``agents.csv`` and
   ``winrates.png`` in ``--out``.
+
+It needs the ``eval`` extra (openskill for the ratings, tqdm for the bar, matplotlib for
+``winrates.png``): a missing package is named, with the command that installs it, before
+any agent is loaded or any match played (:func:`check_dependencies`), rather than after
+the matches with nothing written.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import importlib
 import itertools
 import json
 import sys
@@ -57,6 +63,34 @@ def duplicate_schedule(tables: list[tuple[str, ...]], deals: int, seed: int) -> 
 
 class EvaluationError(ValueError):
     """Evaluation settings that cannot be played as asked."""
+
+
+INSTALL_EVAL = "pip install 'sto-odno-env[eval]' (in a clone: pip install -e '.[eval]')"
+
+
+def check_dependencies(progress: bool = True, out: bool = False, ratings: bool = True) -> None:
+    """Raise :class:`EvaluationError` naming every optional package the evaluation would
+    need and cannot import (all in the ``eval`` extra), with the command that installs them:
+    openskill for the ratings, tqdm for the progress bar, matplotlib for the files of
+    ``--out``. Called before any work, so that a missing package never costs a run."""
+    needed = {}
+    if ratings:
+        needed["openskill"] = "the OpenSkill ratings"
+    if progress:
+        needed["tqdm"] = "the progress bar; --no-progress goes without"
+    if out:
+        needed["matplotlib"] = "winrates.png in --out"
+    missing = []
+    for module, purpose in needed.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(f"{module} ({purpose})")
+    if missing:
+        raise EvaluationError(
+            f"the evaluation needs {', '.join(missing)}, not installed; install the eval "
+            f"extra: {INSTALL_EVAL}"
+        )
 
 
 def check_matches(matches: int, players: int) -> None:
@@ -188,6 +222,7 @@ def evaluate(
         raise EvaluationError(f"pairs {pairs!r} is unknown; allowed: {', '.join(PAIRS)}")
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise EvaluationError(f"batch {batch!r} is not allowed; allowed: an integer >= 1")
+    check_dependencies(progress=progress)
     rules = load_rules(rules_spec)
     rules.check_players(players)
     check_matches(matches, players)
@@ -294,7 +329,9 @@ OUTPUT_FILES = {
 
 
 def write_outputs(report: dict, out: Path) -> None:
-    """The files of :data:`OUTPUT_FILES` in ``out``, each complete or absent."""
+    """The files of :data:`OUTPUT_FILES` in ``out``, each complete or absent (and none
+    written when matplotlib, which draws ``winrates.png``, is missing)."""
+    check_dependencies(progress=False, out=True, ratings=False)
     out.mkdir(parents=True, exist_ok=True)
     with atomic_open(out / "results.json", "w", encoding="utf-8") as handle:
         handle.write(json.dumps(report, indent=2, ensure_ascii=False))
@@ -365,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
             f"--agents lists {', '.join(repeated)} more than once; give each agent "
             "once (a table of more players is filled from the list in turn)"
         )
+    try:  # before anything is loaded, played or written
+        check_dependencies(progress=not args.no_progress, out=bool(args.out))
+    except EvaluationError as error:
+        parser.error(str(error))
     if args.out:
         problem = cli.output_problem(args.out, directory=True)
         if problem:

@@ -533,3 +533,81 @@ def test_cli_bad_agents_in_a_subprocess():
     assert done.returncode == 2
     assert "unknown agent 'alphazero'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# --- optional packages ------------------------------------------------------------------------
+
+
+def without(tmp_path: Path, *modules: str) -> dict[str, str]:
+    """An environment whose Python cannot import ``modules`` (a sitecustomize puts None in
+    sys.modules for them), as an install without the eval extra."""
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    lines = ["import sys"] + [f"sys.modules[{module!r}] = None" for module in modules]
+    (site / "sitecustomize.py").write_text("\n".join(lines) + "\n")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+
+
+def evaluate_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "agents.evaluate", "--agents", "expert,greedy,random"]
+    return subprocess.run(
+        [*command, "--matches", "40", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_cli_without_openskill_says_so_before_playing(tmp_path):
+    """With the train extra alone (no openskill) the command used to play every match, then
+    die with ModuleNotFoundError and write nothing; now it names the package and the extra
+    at once: exit 2, no traceback, no match played, no --out directory created."""
+    out = tmp_path / "eval"
+    done = evaluate_cli(without(tmp_path, "openskill"), "--out", str(out))
+    assert done.returncode == 2, done.stderr
+    assert "openskill (the OpenSkill ratings)" in done.stderr
+    assert "pip install 'sto-odno-env[eval]'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert "%|" not in done.stderr and "playing" not in done.stderr  # no match started
+    assert done.stdout == ""
+    assert not out.exists()
+
+
+def test_cli_names_every_missing_package_for_what_was_asked(tmp_path):
+    env = without(tmp_path, "openskill", "tqdm", "matplotlib")
+    done = evaluate_cli(env, "--out", str(tmp_path / "eval"))
+    assert done.returncode == 2
+    for name in ("openskill", "tqdm", "matplotlib"):
+        assert name in done.stderr
+    assert "--no-progress goes without" in done.stderr
+    # no --out and no bar: only openskill is needed
+    done = evaluate_cli(env, "--no-progress")
+    assert done.returncode == 2
+    assert "openskill" in done.stderr and "tqdm" not in done.stderr
+    assert "matplotlib" not in done.stderr
+
+
+def test_cli_runs_without_tqdm_and_matplotlib_when_it_needs_neither(tmp_path):
+    done = evaluate_cli(without(tmp_path, "tqdm", "matplotlib"), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "| expert | greedy | 40 |" in done.stdout and "OpenSkill" in done.stdout
+
+
+def test_evaluate_checks_its_packages_before_playing(monkeypatch, tmp_path):
+    import agents.evaluate as harness
+
+    def no_play(*args, **kwargs):
+        raise AssertionError("matches played before the missing package was named")
+
+    monkeypatch.setattr(harness, "play", no_play)
+    monkeypatch.setitem(sys.modules, "openskill", None)
+    with pytest.raises(EvaluationError, match=r"openskill .*sto-odno-env\[eval\]"):
+        evaluate(["expert", "random"], "classic", 2, 4, seed=0, progress=False)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    report = {"rules": "classic", "players": 2, "matches": 0, "head_to_head": [], "agents": []}
+    with pytest.raises(EvaluationError, match="matplotlib"):
+        harness.write_outputs(report, tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # nothing half-written
