@@ -3,12 +3,17 @@ parameters, and are committed without outputs.
 
 Each runs in a fresh Jupyter kernel through nbclient, from the ``notebooks/`` folder, on a
 copy (the committed file is never written). A notebook that raises fails the test with the
-cell's traceback.
+cell's traceback. Every chart it draws must say what it shows (a title, and an axis label
+on the figure), and an axis of rounds must tick whole rounds.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +26,35 @@ NOTEBOOKS = REPO / "notebooks"
 NAMES = ["quickstart.ipynb", "evaluate_policies.ipynb"]
 # Notebooks that take over ~30 s with their default parameters (none now: ~5 s and ~11 s).
 SLOW: set[str] = set()
+
+
+# Run first in the kernel: after each cell, before the inline backend shows and closes the
+# figures, note every chart's title, labels and ticks.
+WATCH_CHARTS = """
+import sys
+CHARTS = []
+
+def _note_charts():
+    if "matplotlib.pyplot" not in sys.modules:
+        return
+    import matplotlib.pyplot as plt
+    for number in plt.get_fignums():
+        figure = plt.figure(number)
+        for axes in figure.axes:
+            if not axes.axison or axes.get_label() == "<colorbar>":
+                continue
+            CHARTS.append({
+                "figure": number,
+                "title": axes.get_title(),
+                "xlabel": axes.get_xlabel(),
+                "ylabel": axes.get_ylabel(),
+                "figure_ylabels": [a.get_ylabel() for a in figure.axes if a.get_ylabel()],
+                "xticks": [float(t) for t in axes.get_xticks()],
+            })
+
+get_ipython().events.register("post_execute", _note_charts)
+"""
+REPORT_CHARTS = "import json; print('CHARTS ' + json.dumps(CHARTS))"
 
 
 def read(name: str):
@@ -48,6 +82,8 @@ def test_committed_without_outputs_and_with_parameters(name):
 )
 def test_notebook_runs(name, tmp_path):
     book = read(name)
+    book.cells.insert(0, nbformat.v4.new_code_cell(WATCH_CHARTS))
+    book.cells.append(nbformat.v4.new_code_cell(REPORT_CHARTS))
     env = {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}
     os.environ.update({k: v for k, v in env.items() if k not in os.environ})
     client = nbclient.NotebookClient(
@@ -71,5 +107,32 @@ def test_notebook_runs(name, tmp_path):
         if cell.cell_type == "code"
         for output in cell.outputs
     )
-    assert images >= 3, f"{name} showed {images} pictures"
     nbformat.write(book, tmp_path / name)  # the executed copy, for a look when it fails
+    assert images >= 3, f"{name} showed {images} pictures"
+    report = "".join(output.get("text", "") for output in book.cells[-1].outputs)
+    charts = json.loads(report.split("CHARTS ", 1)[1])
+    for chart in charts:
+        assert chart["title"] and chart["figure_ylabels"], f"{name}: a chart without labels {chart}"
+        if "round" in chart["xlabel"]:
+            assert all(tick == int(tick) for tick in chart["xticks"]), f"{name}: {chart}"
+
+
+def test_the_notebooks_extra_installs_a_way_to_open_them():
+    """``pip install -e '.[notebooks]'`` brings JupyterLab, and the README says the command;
+    where it is installed, it starts."""
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    extra = project["project"]["optional-dependencies"]["notebooks"]
+    assert any(req.startswith(("jupyterlab", "notebook")) for req in extra), extra
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "pip install -e '.[notebooks]'" in readme and "jupyter lab notebooks/" in readme
+    if importlib.util.find_spec("jupyterlab") is None:
+        pytest.skip("the notebooks extra is not installed here")
+    result = subprocess.run(
+        [sys.executable, "-m", "jupyterlab", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0 and result.stdout.strip()[0].isdigit(), result.stderr
