@@ -744,6 +744,30 @@ def test_eliminated_players_can_stay_until_the_match_ends(players, parallel):
     assert leave_totals == pytest.approx(totals, abs=1e-6)
 
 
+def test_a_truncated_match_terminates_the_players_who_stayed_after_going_out():
+    """eliminated="stay" and the turn limit: those out earlier are terminated (their match
+    ended by the rules), those still in are truncated and paid nothing."""
+    rules = Rules.preset("classic").replace(target=20, max_turns=40)
+    for seed in range(60):
+        env = make_env(rules, 4, seed=seed, eliminated="stay")
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        generator = np.random.default_rng(seed)
+        # up to the match end (the dead steps after it drop the agents' entries)
+        while not any(env.terminations[a] or env.truncations[a] for a in env.agents):
+            env.step(random_action(env, env.agent_selection, generator))
+            for other, value in env.rewards.items():
+                totals[other] += value
+        out = {a for a in env.possible_agents if env.infos[a].get("eliminated")}
+        if env.unwrapped.engine_state().truncated[0] and out:
+            break
+    else:
+        pytest.fail("no seed gave a truncated match after an elimination")
+    for agent in env.possible_agents:
+        assert env.terminations[agent] == (agent in out)
+        assert env.truncations[agent] == (agent not in out)
+        assert (totals[agent] < 0) == (agent in out)  # paid as they went out, only them
+
+
 def test_eliminated_option_is_checked():
     with pytest.raises(ValueError, match=r"eliminated='gone' is not allowed; allowed: leave, stay"):
         sto_odno_v0.env(eliminated="gone")
