@@ -10,6 +10,7 @@ number); ``?`` for help, ``q`` to quit. In the viewer: ``n`` (or Enter) next, ``
 a record line number to jump there, ``q`` to quit. End of input and Ctrl-C leave cleanly
 (exit codes 0 and 130) and save the record when ``--record`` is given; a match left
 before its end is saved as unfinished (docs/rules.md §10) and replays up to there.
+SIGTERM leaves as Ctrl-C does, with exit code 143.
 
 Rounds and turns are numbered from 1 on screen; ``state.round`` counts from 0.
 """
@@ -20,7 +21,9 @@ import argparse
 import contextlib
 import itertools
 import secrets
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -56,6 +59,7 @@ from .screen import (
 )
 
 INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
+TERMINATED = 128 + signal.SIGTERM  # ... and by SIGTERM (kill)
 HELP = (
     "type a move number, a card (Q♠, qs, 10h, 10♥), d to draw, p to pass; "
     "after a queen a suit (♠ ♣ ♦ ♥ or s c d h); q quits"
@@ -74,6 +78,28 @@ class MoveError(ValueError):
 
 class Quit(Exception):
     """The player asked to leave."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: the program leaves as after Ctrl-C (the record saved), exit 143."""
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """While the program runs, SIGTERM raises :class:`Terminated` (in the main thread
+    only, where Python runs signal handlers); the previous handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def parse_move(text: str, state: engine.State, game: int = 0) -> int:
@@ -515,13 +541,14 @@ def main(
     screen = Screen(stdout, use_rich=use_rich)
     reader = Reader(stdin, screen)
     try:
-        if args.replay:
-            return _run_replay(args, screen, reader)
-        return _run_match(args, screen, reader)
-    except KeyboardInterrupt:
+        with _sigterm_as_interrupt():
+            if args.replay:
+                return _run_replay(args, screen, reader)
+            return _run_match(args, screen, reader)
+    except KeyboardInterrupt as stop:
         screen.say()
-        screen.say("interrupted")
-        return INTERRUPTED
+        screen.say("terminated" if isinstance(stop, Terminated) else "interrupted")
+        return TERMINATED if isinstance(stop, Terminated) else INTERRUPTED
 
 
 def _fail(message: str) -> int:
@@ -582,6 +609,8 @@ def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
         note = "end of input: leaving the match"
     except Quit:
         note = "you left the match"
+    except Terminated:
+        code, note = TERMINATED, "terminated"
     except KeyboardInterrupt:
         code, note = INTERRUPTED, "interrupted"
     except BrokenPipeError:  # the output's reader left: save without a word, then go

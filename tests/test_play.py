@@ -331,8 +331,15 @@ def _read_until(stream, marker: str, timeout: float = 60.0) -> str:
     return data.decode()
 
 
-def test_ctrl_c_leaves_cleanly_and_saves_the_record(tmp_path):
-    record = tmp_path / "sigint.jsonl"
+@pytest.mark.parametrize(
+    ("stop", "code", "word"),
+    [(signal.SIGINT, 130, b"interrupted"), (signal.SIGTERM, 143, b"terminated")],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_a_signal_leaves_cleanly_and_saves_the_record(stop, code, word, tmp_path):
+    """Ctrl-C (SIGINT) and kill (SIGTERM) at the prompt: no traceback, the record saved
+    as an unfinished match that replays."""
+    record = tmp_path / "signal.jsonl"
     process = subprocess.Popen(
         [sys.executable, "-m", "sto_odno_env.play", "--seed", "3", "--record", str(record)],
         stdin=subprocess.PIPE,
@@ -345,16 +352,16 @@ def test_ctrl_c_leaves_cleanly_and_saves_the_record(tmp_path):
     )
     try:
         _read_until(process.stdout, "Your move> ")
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         # Not communicate(): it closes stdin, and on a loaded machine the player could read
         # that end of input (and quit normally) before the interrupt is handled.
         process.wait(timeout=30)
         out, err = process.stdout.read(), process.stderr.read()
     finally:
         process.kill()
-    assert process.returncode == 130
+    assert process.returncode == code
     assert b"Traceback" not in err and err == b""
-    assert b"interrupted" in out and b"saved the partial record" in out
+    assert word in out and b"saved the partial record" in out
     _replays_unfinished(record)
 
 
