@@ -22,7 +22,7 @@ import numpy as np
 from .. import engine
 from ..observation import observe_one
 from ..rules import Rules
-from ..screen import Screen, event_text, match_result_lines, round_result_lines
+from ..screen import Screen, event_text, match_result_lines
 from .view import seat_view
 
 
@@ -285,6 +285,7 @@ class WebMatch:
             kind = event["type"]
             text = event_text(screen, event, names, viewer=seat)
             if kind == "round_end":
+                # The round's numbers only: the finishing card is in the log when it happens.
                 self.rounds.append(
                     {
                         "round": len(self.rounds) + 1,
@@ -292,7 +293,6 @@ class WebMatch:
                         "points": list(event["points"]),
                         "totals": list(event["totals"]),
                         "out": list(event["out"]),
-                        "lines": round_result_lines(screen, event, names),
                     }
                 )
             elif kind == "match_end":
