@@ -17,13 +17,18 @@
   mask (RLlib's action-masking modules read those keys); the mask then leaves ``infos``.
   For stable-baselines3 use :class:`sto_odno_env.sb3.StoOdnoVecEnv`.
   ``workers=W`` splits the games across W processes (:mod:`sto_odno_env.sharded`).
+  ``ready_share=s`` (off by default) lets a step return once a share ``s`` of the games is
+  at the learner's turn: ``infos["ready"]`` marks them, the others carry zeros, reward 0,
+  no end, and their actions in the next step are ignored while their opponents play on
+  (:mod:`sto_odno_env.learner`); a caller acts and records transitions for the ready
+  games only.
   As with Gymnasium's ``SyncVectorEnv``, ``copy=False`` returns observations in a buffer
   that the next step rewrites (a few percent faster at large batches); by default every
   step returns new arrays.
 
 Both take the table's settings as ``config=`` (a :class:`~sto_odno_env.table_config.TableConfig`:
-rules, players, opponents, learner_seat, reward, illegal_action, workers), or as keyword
-arguments that build it; ``rules`` and ``players`` may come first by position.
+rules, players, opponents, learner_seat, reward, illegal_action, workers, ready_share), or
+as keyword arguments that build it; ``rules`` and ``players`` may come first by position.
 
 Observations are the float32 vectors of :mod:`sto_odno_env.observation` (a ``Box``, so
 ``MlpPolicy`` works); rewards as in the AEC env (``reward="match"`` or ``"round"``).
@@ -244,6 +249,8 @@ class StoOdnoVectorEnv(VectorEnv):
             infos["_final_obs"] = ended
         if result["illegal"].any():
             infos["illegal_action"] = result["illegal"]
+        if self.games.config.ready_share is not None:
+            infos["ready"] = result["ready"]
         # The games hand out new arrays every step: no copies needed.
         return (
             result["observation"],
@@ -277,6 +284,8 @@ class StoOdnoVectorEnv(VectorEnv):
                 infos["final_obs"] = self._with_mask(result["final_observation"])
         if result["illegal"].any():
             infos["illegal_action"] = result["illegal"]
+        if self.games.config.ready_share is not None:
+            infos["ready"] = result["ready"]
         if self.observation_keys is not None:
             observations = self._with_mask(observations)
         return observations, result["reward"], result["terminated"], result["truncated"], infos

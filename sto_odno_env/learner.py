@@ -12,10 +12,27 @@ its place is final). The game then starts a new match at once (same-step auto-re
 the step returns the new episode's first observation and keeps the last one in
 ``final_observation``. The learner's seat is drawn at random for every match unless
 ``learner_seat`` fixes it.
+
+**Stragglers** (``ready_share``). Most games are at the learner's turn again after one or
+two rounds of opponent moves, but a skip, a cover or a drawn card lets an opponent move
+again, so the last rounds of a step carry only a handful of games at the full fixed cost
+of a round. With ``ready_share=s`` a step returns once a share ``s`` of the games is at the
+learner's turn (``result["ready"]``); the others (*stragglers*) keep what they gathered
+and play their opponents on in the next step, batched with the games the learner just
+moved in. The caller acts only for the ready games (its actions for the others are
+ignored) and reads a ready game's entries as it does without the option: the reward since
+the learner's last decision there, the end of its episode (``terminated``/``truncated``,
+``final_observation``, reported when the game is next at the learner's turn, in the new
+episode's first observation) and the observation it acts on. A game's episode is the
+same sequence of observations, actions and rewards as without the option; only the step
+in which each of its decisions arrives changes. Opponents that draw from a stream shared
+by all games (random play, sampling networks) make other draws, as they do at another
+batch size.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,6 +62,9 @@ class LearnerGames:
     opponents), and ``act_games(games, positions, observations, masks) -> actions``, called
     once per round of moves for every game waiting on an opponent (``positions``: places
     after the learner, 1..P-1).
+
+    ``ready_share`` (a setting of the config) lets a step return before every game is at
+    the learner's turn; see the module docstring and :meth:`step`.
     """
 
     def __init__(
@@ -71,6 +91,7 @@ class LearnerGames:
         self.reward_mode = config.reward
         self.illegal_action = config.illegal_action
         self.fixed_seat = config.learner_seat
+        self.ready_share = config.ready_share
         self._use_opponents(config.opponents)
         self.state: engine.State | None = None
         self.learner = np.zeros(batch, dtype=np.int8)
@@ -131,13 +152,21 @@ class LearnerGames:
         if self.table is not None:
             self.table.start_matches(np.arange(self.batch))
         self._episode_reward = np.zeros(self.batch, dtype=np.float32)
-        self._terminated = np.zeros(self.batch, dtype=bool)
-        self._truncated = np.zeros(self.batch, dtype=bool)
-        self._reported = np.zeros(self.batch, dtype=np.float32)
+        self._clear_pending()
         self._restarted = np.ones(self.batch, dtype=bool)
-        self._final = None
-        self._run_opponents()
+        self._run_opponents()  # every game to the learner's turn, with or without ready_share
         return self.observe()
+
+    def _clear_pending(self) -> None:
+        """No game has anything waiting to be reported."""
+        B = self.batch
+        # What a step reports for each game, gathered until the game is at the learner's
+        # turn (``ready``): the reward, the end of its episode, an illegal action.
+        self._reported = np.zeros(B, dtype=np.float32)
+        self._terminated = np.zeros(B, dtype=bool)
+        self._truncated = np.zeros(B, dtype=bool)
+        self._illegal = np.zeros(B, dtype=bool)
+        self._final = None  # (B, obs_size) the ended episodes' last observations, when any
 
     def _choose_seats(self, games: np.ndarray, keys: np.ndarray | None = None) -> None:
         """The learner's seats in ``games``, from their matches' stream keys."""
@@ -171,7 +200,8 @@ class LearnerGames:
         return self.obs
 
     def masks(self) -> np.ndarray:
-        """(B, 42) int8 legal actions of the learner (it is to act in every live game)."""
+        """(B, 42) int8 legal actions of the player to act: the learner's in every game
+        ready for it (every game without ``ready_share``)."""
         return engine.legal_mask(self.state)
 
     # --- stepping ----------------------------------------------------------------------------
@@ -181,53 +211,111 @@ class LearnerGames:
 
         Returns a dict: ``observation`` (B, OBS_SIZE) of the learner (the new episode's
         first one where an episode ended), and (B,) arrays ``reward`` (the learner's reward
-        since its last decision), ``terminated``, ``truncated``, ``illegal``;
+        since its last decision), ``terminated``, ``truncated``, ``illegal``, ``ready``;
         ``final_observation`` holds the ended episodes' last observations (None if none).
         Every array is new, so the caller may keep it; with ``copy=False`` the observation
         is a buffer that the next step rewrites.
 
+        ``ready`` marks the games at the learner's turn: every game, unless ``ready_share``
+        is set. With it the step returns once that share of the games (those not in
+        ``skip``) is ready, after one round of opponent moves at least; a game that is not
+        ready has reward 0, no end and an observation of zeros, and the next step ignores
+        its action and plays its opponents on. What it gathers meanwhile (rewards, the end
+        of its episode, an illegal action) is reported in the step where it is ready.
+
         ``skip`` ((B,) bool) leaves those games as they are: their actions are ignored, their
         reward is 0 and what they gathered since their last decision waits for their next
-        step (the vector env's next-step auto-reset returns a reset there).
+        step (the vector env's next-step auto-reset returns a reset there; a trainer holds
+        the games that have their share of a rollout). A game that is not ready plays on
+        whether skipped or not.
         """
         state = self.state
         B = self.batch
         actions = np.asarray(actions).reshape(B).astype(np.int64)
-        self._terminated = np.zeros(B, dtype=bool)
-        self._truncated = np.zeros(B, dtype=bool)
-        self._reported = np.zeros(B, dtype=np.float32)
-        self._restarted = np.zeros(B, dtype=bool)
-        self._final = None
+        share = self.ready_share
+        if share is None:
+            # Every game is at the learner's turn; none has anything pending.
+            turn = np.ones(B, dtype=bool)
+            self._clear_pending()
+        else:
+            turn = state.current_player == self.learner  # the stragglers play on
+        self._restarted[turn] = False
+        acting_mask = turn if skip is None else turn & ~skip
         if self.illegal_action == "raise":
             # The engine checks the actions: an illegal one raises before anything changes.
-            illegal = np.zeros(B, dtype=bool)
-            acting = np.arange(B) if skip is None else np.flatnonzero(~skip)
+            acting = np.flatnonzero(acting_mask)
         else:
-            illegal = ~engine.is_legal(state.legal_bits, actions)
-            if skip is not None:
-                illegal &= ~skip
+            illegal = ~engine.is_legal(state.legal_bits, actions) & acting_mask
             if illegal.any():
                 # Penalize: the offender loses (-1) and its match ends at once.
+                self._illegal |= illegal
                 self._episode_reward[illegal] += -1.0
                 self._end_episodes(np.flatnonzero(illegal), self._terminated)
-            acting = np.flatnonzero(~illegal if skip is None else ~(illegal | skip))
+                acting_mask = acting_mask & ~illegal
+            acting = np.flatnonzero(acting_mask)
+        if share is not None and not turn.all():
+            # The stragglers' next opponent moves go into the engine call of the learner's
+            # moves: one engine call fewer per step, and every straggler moves on.
+            waiting = np.flatnonzero(~turn)
+            actions = actions.copy()
+            actions[waiting] = self._opponent_moves(waiting)
+            acting = np.flatnonzero(acting_mask | ~turn)
         if acting.size:
             self._engine_step(acting, actions[acting])
         self._end_finished(acting)
-        self._run_opponents()
-        live = ~(self._terminated | self._truncated)
+        if share is None:
+            self._run_opponents()
+            ready = turn
+        else:
+            in_play = B if skip is None else B - int(np.count_nonzero(skip & turn))
+            self._run_opponents(stragglers=in_play - math.ceil(share * in_play - 1e-9))
+            ready = state.current_player == self.learner
+        ended = (self._terminated | self._truncated) & ready
+        live = ready & ~ended
         if skip is not None:
             live &= ~skip
         self._reported[live] = self._episode_reward[live]
         self._episode_reward[live] = 0.0
-        return {
-            "observation": self.observe(),
-            "reward": self._reported,
-            "terminated": self._terminated,
-            "truncated": self._truncated,
-            "illegal": illegal,
-            "final_observation": self._final,
-        }
+        final = None
+        if ended.any() and share is None:
+            final = self._final  # new this step, zeros where no episode ended
+        elif ended.any():
+            final = np.zeros((B, self.obs_size), dtype=np.float32)
+            final[ended] = self._final[ended]
+        if share is None:
+            # Nothing waits: hand out the arrays themselves (new every step).
+            result = {
+                "observation": self.observe(),
+                "reward": self._reported,
+                "terminated": self._terminated,
+                "truncated": self._truncated,
+                "illegal": self._illegal,
+            }
+        else:
+            result = {
+                "observation": self._observe_ready(ready),
+                "reward": np.where(ready, self._reported, np.float32(0.0)),
+                "terminated": self._terminated & ready,
+                "truncated": self._truncated & ready,
+                "illegal": self._illegal & ready,
+            }
+            # Reported now; the stragglers keep theirs.
+            self._reported[ready] = 0.0
+            self._terminated[ready] = False
+            self._truncated[ready] = False
+            self._illegal[ready] = False
+        result["ready"] = ready
+        result["final_observation"] = final
+        return result
+
+    def _observe_ready(self, ready: np.ndarray) -> np.ndarray:
+        """The learner's observations of the ready games, zeros in the others' rows (kept
+        in ``obs`` as :meth:`observe` does)."""
+        # Observing every game and clearing the few others is cheaper than gathering the
+        # ready games' rows and scattering them back.
+        self.obs = observe(self.state, self.learner, out=None if self.copy else self.obs)
+        self.obs[~ready] = 0.0
+        return self.obs
 
     def _autoplay(self) -> engine.Autoplay | None:
         """With one opponent policy that reads only the legal actions (random play), the
@@ -245,7 +333,8 @@ class LearnerGames:
 
     def _engine_step(self, games: np.ndarray, actions: np.ndarray) -> None:
         state = self.state
-        in_before = state.in_match[games].copy()
+        if self.reward_mode == "round":
+            in_before = state.in_match[games].copy()
         _, step_rewards, _ = engine.step(state, actions, games=games, autoplay=self._autoplay())
         learner = self.learner[games].astype(np.intp)
         gained = step_rewards[games, learner]
@@ -300,33 +389,39 @@ class LearnerGames:
             self.table.start_matches(games)
         engine.reset_games(self.state, games, seeds, autoplay=self._autoplay())
 
-    def _run_opponents(self) -> None:
-        """Let the opponents move until the learner is to act in every game: each round of
-        moves is one policy call per opponent position and one engine step for all games."""
+    def _run_opponents(self, stragglers: int = 0) -> None:
+        """Let the opponents move until the learner is to act in every game but
+        ``stragglers`` at most: each round of moves is one policy call per opponent
+        position and one engine step for all games waiting."""
+        state = self.state
+        waiting = np.flatnonzero(state.current_player != self.learner)
+        while waiting.size > stragglers:
+            self._engine_step(waiting, self._opponent_moves(waiting))
+            # A restarted game is among ``waiting``: its new match may open with an
+            # opponent to act, which the filter below keeps.
+            self._end_finished(waiting)
+            waiting = waiting[state.current_player[waiting] != self.learner[waiting]]
+
+    def _opponent_moves(self, waiting: np.ndarray) -> np.ndarray:
+        """The moves of the opponents to act in the games ``waiting``: one policy call per
+        opponent position (or one call of the table of opponents)."""
         state = self.state
         P = self.players
-        waiting = np.flatnonzero(state.current_player != self.learner)
-        while waiting.size:
-            seats = state.current_player[waiting].astype(np.intp)
-            relative = (seats - self.learner[waiting]) % P
-            actions = np.empty(waiting.size, dtype=np.int64)
-            if self.table is not None:
-                observations = observe(state, seats, games=waiting)
-                masks = engine.unpack_actions(state.legal_bits[waiting], state.tables.num_actions)
-                actions[:] = self.table.act_games(waiting, relative, observations, masks)
-            for position in range(1, P if self.table is None else 1):
-                rows = np.flatnonzero(relative == position) if P > 2 else slice(None)
-                games = waiting[rows]
-                if not games.size:
-                    continue
-                actions[rows] = self._opponent_actions(
-                    self.opponents[position - 1], games, seats[rows]
-                )
-            self._engine_step(waiting, actions)
-            restarted = self._end_finished(waiting)
-            if restarted.size:  # a new match may open with an opponent to act
-                waiting = np.union1d(waiting, restarted)
-            waiting = waiting[state.current_player[waiting] != self.learner[waiting]]
+        seats = state.current_player[waiting].astype(np.intp)
+        relative = (seats - self.learner[waiting]) % P
+        actions = np.empty(waiting.size, dtype=np.int64)
+        if self.table is not None:
+            observations = observe(state, seats, games=waiting)
+            masks = engine.unpack_actions(state.legal_bits[waiting], state.tables.num_actions)
+            actions[:] = self.table.act_games(waiting, relative, observations, masks)
+            return actions
+        for position in range(1, P):
+            rows = np.flatnonzero(relative == position) if P > 2 else slice(None)
+            games = waiting[rows]
+            if not games.size:
+                continue
+            actions[rows] = self._opponent_actions(self.opponents[position - 1], games, seats[rows])
+        return actions
 
     def _opponent_actions(self, policy: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         state = self.state
@@ -347,6 +442,12 @@ class LearnerGames:
         arrays = engine_arrays(self.state)
         arrays["learner"] = self.learner.copy()
         arrays["episode_reward"] = self._episode_reward.copy()
+        if self.ready_share is not None:  # what the stragglers have yet to report
+            arrays.update(
+                {f"pending.{name}": getattr(self, f"_{name}").copy() for name in _PENDING}
+            )
+            final = self._final if self._final is not None else np.zeros_like(self.obs)
+            arrays["pending.final"] = final.copy()
         return arrays
 
     def set_state(self, arrays: dict[str, np.ndarray]) -> None:
@@ -355,6 +456,19 @@ class LearnerGames:
         self.learner[:] = arrays["learner"]
         self._episode_reward[:] = arrays["episode_reward"]
         self._autoplay_cache = None
+        self._clear_pending()
+        # Saved without ready_share (or before it existed): every game at the learner's
+        # turn, nothing pending, no episode restarted since the learner's last decision.
+        self._restarted = np.zeros(self.batch, dtype=bool)
+        for name in _PENDING:
+            if f"pending.{name}" in arrays:
+                getattr(self, f"_{name}")[:] = arrays[f"pending.{name}"]
+        if "pending.final" in arrays:
+            self._final = np.array(arrays["pending.final"], dtype=np.float32)
+
+
+# The per-game arrays a step with ready_share keeps for the games not ready yet.
+_PENDING = ("reported", "terminated", "truncated", "illegal", "restarted")
 
 
 def engine_arrays(state: engine.State) -> dict[str, np.ndarray]:

@@ -8,6 +8,9 @@ rewards, flags and legal actions into shared memory, so a step moves no arrays t
 pipes. One step costs the slowest shard's step plus a few tens of microseconds of
 messaging.
 
+With ``ready_share`` each worker applies the share to its own shard, so a step returns
+once every shard is that ready; ``result["ready"]`` marks the games at the learner's turn.
+
 Game ``b`` plays the same match seeds as it does with one worker, and opponents that
 decide from the observation (the bots of ``agents``) play the same games. Random
 opponents draw from one generator per shard, so their choices depend on the number of
@@ -46,6 +49,7 @@ def _buffers(size: int) -> tuple[tuple[str, tuple[int, ...], Any], ...]:
         ("legal_bits", (), np.uint64),
         ("learner", (), np.int8),
         ("phase", (), np.int8),
+        ("ready", (), np.bool_),
     )
 
 
@@ -71,6 +75,7 @@ def _worker(connection, raw, batch: int, low: int, high: int, config: TableConfi
         shared["legal_bits"][:] = games.state.legal_bits
         shared["learner"][:] = games.learner
         shared["phase"][:] = games.state.phase
+        shared["ready"][:] = games.state.current_player == games.learner  # ready_share
 
     while True:
         command, argument = connection.recv()
@@ -226,6 +231,7 @@ class ShardedLearnerGames:
             "terminated": shared["terminated"].copy(),
             "truncated": shared["truncated"].copy(),
             "illegal": shared["illegal"].copy(),
+            "ready": shared["ready"].copy(),
             "final_observation": self._final_observation(finals),
         }
 
@@ -243,8 +249,9 @@ class ShardedLearnerGames:
 
     def _check_legal(self, actions: np.ndarray) -> None:
         """Refuse an illegal action before any worker steps (so no shard changes), with the
-        message the engine gives: the learner is the player to act in every game."""
-        legal = engine.is_legal(self.legal_bits, actions)
+        message the engine gives: the learner is the player to act in every game that is
+        ready (every game without ``ready_share``; the others' actions are ignored)."""
+        legal = engine.is_legal(self.legal_bits, actions) | ~self._shared["ready"]
         if legal.all():
             return
         game = int(np.flatnonzero(~legal)[0])

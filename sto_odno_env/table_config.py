@@ -19,6 +19,7 @@ env checks its ``rules``, ``players``, ``reward`` and ``illegal_action`` here to
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,7 +46,11 @@ class TableConfig:
     * ``illegal_action``: ``"raise"`` (IllegalActionError) or ``"penalize"`` (−1, and the
       episode ends);
     * ``workers``: processes that step the games (:mod:`sto_odno_env.sharded`); the vector
-      envs only.
+      envs only;
+    * ``ready_share``: None (every step returns with the learner to act in every game), or
+      a share in (0, 1]: a step returns once that share of the games is at the learner's
+      turn, and the other games' opponents play on in the next step
+      (:meth:`~sto_odno_env.learner.LearnerGames.step`, ``ready``; docs/benchmark.md).
     """
 
     rules: Rules | str = "classic"
@@ -55,6 +60,7 @@ class TableConfig:
     reward: str = "match"
     illegal_action: str = "raise"
     workers: int = 1
+    ready_share: float | None = None
 
     def __post_init__(self) -> None:
         rules = load_rules(self.rules)
@@ -70,6 +76,7 @@ class TableConfig:
         if seat is not None and not 0 <= seat < self.players:
             raise ValueError(f"learner_seat={seat} is not a seat 0..{self.players - 1}")
         check_workers(self.workers)
+        object.__setattr__(self, "ready_share", check_ready_share(self.ready_share))
         object.__setattr__(self, "opponents", check_opponents(self.opponents, rules, self.players))
 
     def __repr__(self) -> str:
@@ -110,6 +117,17 @@ def check_workers(workers: Any) -> None:
     """Refuse a worker count that is not a positive integer (``True`` and ``1.0`` too)."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
+
+
+def check_ready_share(share: Any) -> float | None:
+    """``share`` as a float if it is None or a number in (0, 1]; a ValueError otherwise."""
+    if share is None:
+        return None
+    if isinstance(share, bool) or not isinstance(share, numbers.Real) or not 0 < share <= 1:
+        raise ValueError(
+            f"ready_share={share!r} is not allowed; allowed: None (off) or a number in (0, 1]"
+        )
+    return float(share)
 
 
 def check_opponents(opponents: Any, rules: Rules, players: int) -> Any:
