@@ -13,6 +13,9 @@ largely cancels.
   rate (ties ½) with its Wilson 95% interval, mean match reward.
 * More players: tables of P seats filled from the agents in turn (the list cycled when
   shorter than P), every deal played in all P rotations, ``--matches`` in all.
+* ``--against BOT``: each agent of ``--agents`` alone in one seat, ``BOT`` in the P-1 others
+  (one table per agent, every deal in all P rotations, ``--matches`` per agent): the
+  agent's first-place share (its win rate at 2 players) against a table of that bot.
 * Always: per agent first-place rate (Wilson 95%), mean match reward, mean points per
   round, exact-target resets per match; OpenSkill (Plackett–Luce) ratings over all
   matches; a progress bar; ``results.json``, ``pairs.csv``, ``agents.csv`` and
@@ -107,9 +110,24 @@ def check_matches(matches: int, players: int) -> None:
         )
 
 
-def plan(names: list[str], players: int, matches: int, pairs: str, seed: int):
-    """The schedule of an evaluation: (schedule, list of (agent, opponent) pairs)."""
+def plan(
+    names: list[str],
+    players: int,
+    matches: int,
+    pairs: str,
+    seed: int,
+    against: str | None = None,
+):
+    """The schedule of an evaluation: (schedule, list of (agent, opponent) pairs).
+
+    With ``against``, each of ``names`` plays one seat of its own table and ``against`` the
+    ``players - 1`` others, ``matches`` per name."""
     check_matches(matches, players)
+    if against is not None:
+        deals = matches // players
+        tables = [(name, *([against] * (players - 1))) for name in names]
+        schedule = duplicate_schedule(tables, deals, seed)
+        return schedule, [(name, against) for name in names] if players == 2 else []
     if players == 2:
         if pairs == "ladder":
             pairings = list(itertools.pairwise(names))
@@ -209,6 +227,7 @@ def evaluate(
     pairs: str = "all",
     batch: int = 1024,
     progress: bool = True,
+    against: str | None = None,
 ) -> dict:
     """Run an evaluation and return its results (see the module docstring).
 
@@ -216,7 +235,12 @@ def evaluate(
     ``HEARTBEAT_S`` seconds still say that the run is alive. Bad settings raise a
     ``ValueError`` (:class:`EvaluationError`, ``AgentError`` or ``RulesError``).
     """
-    if len(names) < 2:
+    if against is not None and against in names:
+        raise EvaluationError(
+            f"against {against!r} is also in the agents; give the agents to measure "
+            "against it, each once"
+        )
+    if len(names) + (against is not None) < 2:
         raise EvaluationError(f"give at least two agents, got {len(names)}")
     if pairs not in PAIRS:
         raise EvaluationError(f"pairs {pairs!r} is unknown; allowed: {', '.join(PAIRS)}")
@@ -226,8 +250,9 @@ def evaluate(
     rules = load_rules(rules_spec)
     rules.check_players(players)
     check_matches(matches, players)
-    agents = {name: load(name, rules, players, seed=seed) for name in dict.fromkeys(names)}
-    schedule, pairings = plan(list(agents), players, matches, pairs, seed)
+    everyone = [*names, against] if against is not None else names
+    agents = {name: load(name, rules, players, seed=seed) for name in dict.fromkeys(everyone)}
+    schedule, pairings = plan(list(dict.fromkeys(names)), players, matches, pairs, seed, against)
     done = [0]
 
     def update(count: int) -> None:
@@ -267,6 +292,7 @@ def evaluate(
         "deals": len({(m.deal) for m in schedule}),
         "seconds": elapsed,
         "matches_per_second": len(results) / elapsed if elapsed else float("nan"),
+        "against": against,
         "truncated": sum(r.truncated for r in results),
         "mean_decisions": float(np.mean([r.decisions for r in results])),
         "head_to_head": rows,
@@ -296,6 +322,9 @@ def print_report(report: dict) -> None:
         f"({cli.plural(report['deals'], 'duplicate deal')}) · {report['seconds']:.1f} s "
         f"({_rate(report['matches'], report['seconds'])}) · truncated {report['truncated']}"
     )
+    if report.get("against"):
+        others = report["players"] - 1
+        print(f"each agent alone against {others} × {report['against']}")
     if report["head_to_head"]:
         print("\n| agent | opponent | matches | win rate | 95% CI | mean reward |")
         print("|---|---|---|---|---|---|")
@@ -370,7 +399,8 @@ def main(argv: list[str] | None = None) -> int:
         "--matches",
         type=cli.match_count,
         default=1000,
-        help="matches per pair (2 players) or in all (more players); a multiple of --players",
+        help="matches per pair (2 players), per agent (--against) or in all (more "
+        "players); a multiple of --players",
     )
     parser.add_argument(
         "--seed", type=cli.natural_int, default=0, help="seed of the deals and the bots"
@@ -392,9 +422,24 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"no progress bar; a start line and a line every {HEARTBEAT_S:.0f} s instead",
     )
+    parser.add_argument(
+        "--against",
+        default=None,
+        metavar="AGENT",
+        help="each agent of --agents alone against a table of this one (the other P-1 "
+        "seats), --matches per agent: e.g. --agents ppo-classic --against expert --players 4",
+    )
     args = parser.parse_args(argv)
     names = [name.strip() for name in args.agents.split(",") if name.strip()]
-    if len(names) < 2:
+    if args.against is not None:
+        args.against = args.against.strip()
+        if not args.against or "," in args.against:
+            parser.error(f"--against takes one agent, got {args.against!r}")
+        if args.against in names:
+            parser.error(f"--against {args.against} is also in --agents; give it once")
+        if not names:
+            parser.error("--agents needs at least one agent with --against")
+    elif len(names) < 2:
         parser.error(f"--agents needs at least two agents, got {args.agents!r}")
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
@@ -424,6 +469,7 @@ def main(argv: list[str] | None = None) -> int:
             args.pairs,
             args.batch,
             progress=not args.no_progress,
+            against=args.against,
         )
     except (AgentError, RulesError, EvaluationError) as error:
         parser.error(str(error))

@@ -611,3 +611,42 @@ def test_evaluate_checks_its_packages_before_playing(monkeypatch, tmp_path):
     with pytest.raises(EvaluationError, match="matplotlib"):
         harness.write_outputs(report, tmp_path / "out")
     assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+def test_against_puts_each_agent_alone_against_a_table_of_the_bot():
+    schedule, pairings = plan(["expert", "greedy"], 3, 6, "all", seed=1, against="random")
+    assert pairings == []
+    for name in ("expert", "greedy"):
+        tables = [m for m in schedule if name in m.seats]
+        assert len(tables) == 6  # 2 deals x 3 rotations
+        for match in tables:
+            assert match.seats.count(name) == 1
+            assert match.seats.count("random") == 2
+        # every deal in every rotation: the agent holds each seat of each deal once
+        assert sorted((m.deal, m.seats.index(name)) for m in tables) == [
+            (d, s) for d in range(2) for s in range(3)
+        ]
+
+
+def test_against_on_the_command_line_reports_the_first_place_share(capsys):
+    argv = ["--agents", "expert", "--against", "random", "--players", "3"]
+    assert main([*argv, "--matches", "30", "--seed", "2", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "each agent alone against 2 × random" in out
+    row = next(line for line in out.splitlines() if line.startswith("| expert |"))
+    first = float(row.split("|")[3])
+    assert first > 0.8  # the expert alone wins nearly every match against random play
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--agents", "expert", "--against", "expert"], "also in --agents"),
+        (["--agents", "expert", "--against", "random,greedy"], "takes one agent"),
+    ],
+)
+def test_against_refuses_bad_tables(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--no-progress"])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
