@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("jinja2")
-pytest.importorskip("multipart")
+pytest.importorskip("python_multipart")
 
 from starlette.testclient import TestClient
 

@@ -7,7 +7,7 @@ only what the human's seat may know (:mod:`.view`). This package is the kit's to
 nothing else in the kit imports it. See docs/web.md.
 """
 
-REQUIRED = ("starlette", "uvicorn", "jinja2", "multipart")
+REQUIRED = ("starlette", "uvicorn", "jinja2", "python_multipart")
 INSTALL_WEB = "pip install 'sto-odno-env[web]' (in a clone: pip install -e '.[web]')"
 
 
@@ -22,7 +22,7 @@ def missing_packages() -> list[str]:
         except (ImportError, ValueError):
             found = False
         if not found:
-            missing.append("python-multipart" if name == "multipart" else name)
+            missing.append(name.replace("_", "-"))
     return missing
 
 
