@@ -1,0 +1,75 @@
+"""Every shipped policy loads for each rule set and player count its file claims, plays
+legal moves there in the AEC and vector envs, and is refused elsewhere."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import load  # noqa: E402
+from agents.registry import SHIPPED, AgentError  # noqa: E402
+from sto_odno_env import sto_odno_v0  # noqa: E402
+from sto_odno_env.gym_env import StoOdnoVectorEnv  # noqa: E402
+from sto_odno_env.rules import Rules, load_rules  # noqa: E402
+
+ALL_COUNTS = range(2, 7)
+
+
+def claims(name: str) -> tuple[Rules, list[int]]:
+    """The rule set and the player counts a shipped policy file says it was trained for."""
+    record = torch.load(SHIPPED[name], weights_only=True)
+    return Rules.from_dict(record["rules"]), list(record["players"])
+
+
+CASES = [(name, players) for name in sorted(SHIPPED) for players in claims(name)[1]]
+
+
+def test_every_shipped_policy_claims_rules_and_counts():
+    assert SHIPPED
+    for name in SHIPPED:
+        rules, counts = claims(name)
+        assert counts and set(counts) <= set(ALL_COUNTS), name
+        for players in counts:
+            rules.check_players(players)
+
+
+@pytest.mark.parametrize(("name", "players"), CASES)
+def test_a_shipped_policy_plays_legal_moves_at_each_count_it_claims(name, players):
+    rules, _ = claims(name)
+    agent = load(name, rules, players)
+    env = sto_odno_v0.env(rules=rules, players=players, illegal_action="raise")
+    env.reset(seed=players)
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        action = None
+        if not (terminated or truncated):
+            action = agent(observation["observation"], observation["action_mask"])
+        env.step(action)
+    vector = StoOdnoVectorEnv(num_envs=32, rules=rules, players=players, opponents=agent)
+    observations, infos = vector.reset(seed=players)
+    for _ in range(50):
+        actions = agent.act(observations, infos["action_mask"])
+        observations, _, _, _, infos = vector.step(actions)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_a_shipped_policy_is_refused_at_a_count_it_does_not_claim(name):
+    rules, counts = claims(name)
+    low, high = rules.players
+    others = [p for p in range(low, high + 1) if p not in counts]
+    if not others:
+        pytest.skip(f"{name} claims every count its rules allow")
+    with pytest.raises(AgentError, match="trained for"):
+        load(name, rules, others[0])
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_a_shipped_policy_is_refused_for_other_rules(name):
+    rules, counts = claims(name)
+    other = "yard" if rules.name != "yard" else "classic"
+    other_rules = load_rules(other)
+    if other_rules.to_dict() == rules.to_dict():
+        pytest.skip("the other preset is the same rule set")
+    with pytest.raises(AgentError, match="trained for (other )?rules"):
+        load(name, other_rules, counts[0])
