@@ -3,8 +3,9 @@
 #   ./scripts/test.sh           lint + the whole suite, slow tests included (what CI runs:
 #                               .ci/run), then pytest's 15 slowest tests
 #   ./scripts/test.sh --quick   lint + pytest -m "not slow": the fast tier for the edit loop
-# Extra arguments go to pytest. .venv is (re)installed only when pyproject.toml, setup.sh
-# or $EXTRAS changed since the last install (a stamp file in .venv records them).
+# Extra arguments go to pytest. .venv is set up first, only when needed (scripts/setup.sh:
+# the same install as ./scripts/train.sh, redone only when pyproject.toml, setup.sh or
+# $EXTRAS changed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier=full
@@ -12,13 +13,7 @@ if [ "${1:-}" = "--quick" ]; then
   tier=quick
   shift
 fi
-export EXTRAS=${EXTRAS:-dev,train,eval,bench,dist}
-stamp=.venv/.sto-odno-installed
-wanted="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1) $EXTRAS"
-if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-  ./scripts/setup.sh
-  echo "$wanted" > "$stamp"
-fi
+./scripts/setup.sh
 . .venv/bin/activate
 ruff check .
 ruff format --check .

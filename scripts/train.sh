@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Sets up .venv and runs the main job: masked self-play PPO on the default preset
-# (configs/train/ppo.yaml). Arguments go to train/ppo.py, e.g. --minutes 30.
+# The main job: masked self-play PPO on the defaults of configs/train/ppo.yaml (classic,
+# 2 players, 30 minutes on 2 cores: a policy that beats expert). Sets up .venv first, only
+# when needed (scripts/setup.sh, the same install as ./scripts/test.sh). Arguments go to
+# train/ppo.py, e.g. --minutes 60 or --resume runs/ppo/checkpoint.pt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXTRAS=${EXTRAS:-dev,train,eval,bench} ./scripts/setup.sh
+./scripts/setup.sh
 . .venv/bin/activate
 python train/ppo.py "$@"

@@ -1,10 +1,16 @@
 """Every code block of the README and ``docs/*.md`` runs as written.
 
 * ```` ```python ```` blocks run in a fresh interpreter, from the repository root.
-* ```` ```bash ```` blocks whose commands are all ``python -m ...`` run through bash from the
-  repository root, with this interpreter's directory first on ``PATH`` (so ``python`` is
-  the one running the tests and globs expand as in a shell). A block that shows a usage
-  line (``[--flag ...]``) is checked by running its module with ``--help``.
+* ```` ```bash ```` blocks whose commands are all ``python -m ...`` or ``python train/...``
+  run through bash from the repository root, with this interpreter's directory first on
+  ``PATH`` (so ``python`` is the one running the tests and globs expand as in a shell). A
+  block that shows a usage line (``[--flag ...]``) is checked by running its module with
+  ``--help``.
+* A block that trains (``python train/...``) or uses a run's output (``runs/...``) runs in
+  order in a scratch directory of its own, so each command finds what the commands before
+  it wrote (``--resume runs/rllib/checkpoint`` after the run that wrote it). Where a
+  documented command would take minutes, the arguments in :data:`CHEAP` are appended to
+  it (a later flag or ``key=value`` wins); every other command runs as written.
 * Interactive commands (``sto_odno_env.play``) run with no input (or the input piped to
   them in the block): they show the first screen and leave at the end of the input, exit
   0, so every flag of the example is checked (``tests/test_play.py`` plays whole matches).
@@ -37,6 +43,15 @@ NOT_RUN = {
     "./scripts/": "sets up .venv and runs the suite or training: what CI itself runs",
     "pip install": "installs packages (the test environment has them)",
     "python -m venv": "creates a virtual environment (setup, not an example)",
+    "ray start": "starts a Ray cluster's nodes (tests/test_rllib.py simulates a two-node one)",
+    "python train/rllib_ppo.py --address": "needs a running Ray cluster (tests/test_rllib.py)",
+}
+TRAINS = ("python train/",)
+# A documented command that takes minutes as written -> what is appended to it here.
+CHEAP = {
+    "python train/rllib_ppo.py --env-runners 2 --num-envs 256 --minutes 30 --out runs/rllib": (
+        "--total-steps 4096 rollout_steps=8 warm_start=none eval_matches=20"
+    ),
 }
 # Blocks (file name, text in the block) that take longer than a few seconds here.
 SLOW = [
@@ -97,10 +112,10 @@ def environment() -> dict[str, str]:
     return env
 
 
-def run(argv: list[str], timeout: int = 300) -> subprocess.CompletedProcess:
+def run(argv: list[str], timeout: int = 600, cwd: Path = REPO) -> subprocess.CompletedProcess:
     result = subprocess.run(
         argv,
-        cwd=REPO,
+        cwd=cwd,
         env=environment(),
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -124,14 +139,14 @@ def test_python_block_runs(code: str) -> None:
 
 
 @pytest.mark.parametrize("code", params("bash"))
-def test_bash_block_runs(code: str) -> None:
+def test_bash_block_runs(code: str, tmp_path: Path) -> None:
     runnable = []
     for command in commands(code):
         if any(command.startswith(prefix) for prefix in NOT_RUN):
             continue
         piped = command.rsplit(" | ", 1)[-1]  # `printf ... | python -m ...`: input for it
-        assert piped.startswith("python -m "), (
-            f"{command!r} is neither a `python -m` command nor listed in NOT_RUN"
+        assert piped.startswith(("python -m ", *TRAINS)), (
+            f"{command!r} is neither a `python -m` or `python train/` command nor listed in NOT_RUN"
         )
         if " [-" in command:
             # a usage line: the module must exist and explain itself
@@ -139,8 +154,34 @@ def test_bash_block_runs(code: str) -> None:
             assert "usage:" in run([sys.executable, "-m", module, "--help"]).stdout
         else:
             runnable.append(command)
-    if runnable:
-        run(["bash", "-euo", "pipefail", "-c", "\n".join(runnable)])
+    if not runnable:
+        return
+    cwd = REPO
+    if any(command.startswith(TRAINS) or "runs/" in command for command in runnable):
+        if any("rllib_ppo" in command for command in runnable):
+            pytest.importorskip("ray")
+        cwd = scratch(tmp_path)
+        runnable = [f"{command} {CHEAP.get(command, '')}".strip() for command in runnable]
+    run(["bash", "-euo", "pipefail", "-c", "\n".join(runnable)], cwd=cwd)
+
+
+def scratch(tmp_path: Path) -> Path:
+    """A working directory with the repository's scripts and configs, and no runs/."""
+    for name in ("train", "configs"):
+        (tmp_path / name).symlink_to(REPO / name)
+    return tmp_path
+
+
+def test_the_cheap_commands_are_documented() -> None:
+    documented = {command for _, code in blocks("bash") for command in commands(code)}
+    assert set(CHEAP) <= documented, set(CHEAP) - documented
+
+
+def test_the_config_table_of_docs_training_is_the_configs() -> None:
+    from train import config
+
+    text = config.TRAINING_DOC.read_text(encoding="utf-8")
+    assert config.render_doc(text) == text, "run: python -m train.config --write"
 
 
 @pytest.mark.parametrize("code", params("yaml"))

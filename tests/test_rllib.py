@@ -2,8 +2,10 @@
 
 A local run with two env runners (the env raises on an illegal action, so finishing means
 none was sampled), the league weights pushed to the runners, the converted policy file read
-by ``agents.load``; a simulated two-node cluster where both nodes' runners sample; and an
-``--address`` where nothing answers refused at once.
+by ``agents.load``, and ``--resume`` with the run's settings from its checkpoint; runs on a
+52-card rule set and with the last-card call (networks sized by the rules); a simulated
+two-node cluster where both nodes' runners sample; and an ``--address`` where nothing answers
+refused at once.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,7 +35,7 @@ TINY = [
 
 def tiny_env(num_envs=8):
     config = load_config(None, {}, ["hidden=[32,32]"])
-    env_config = rllib_ppo.env_config_of(config, load_rules(config["rules"]))
+    env_config = rllib_ppo.env_config_of(config, load_rules(config.rules))
     return rllib_ppo.make_env({**env_config, "num_envs": num_envs})
 
 
@@ -71,7 +74,7 @@ def test_local_run_with_two_runners_converts_to_a_policy_file(tmp_path):
     code = rllib_ppo.main(["--env-runners", "2", "--total-steps", "2500", "--out", str(out), *TINY])
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["updates"] >= 2 and summary["learner_steps"] >= 2500
+    assert summary["updates"] >= 2 and summary["learner_decisions"] >= 2500
     runners = summary["runners"]
     assert len(runners) == 2 and all(r["decisions"] > 0 for r in runners)
     # the league's weights reached every runner: the learner's latest policy and snapshots
@@ -86,6 +89,40 @@ def test_local_run_with_two_runners_converts_to_a_policy_file(tmp_path):
     assert converted["hidden"] == [32, 32] and converted["players"] == [2]
     for key, value in saved["state_dict"].items():
         torch.testing.assert_close(converted["state_dict"][key], value)
+    # --resume takes the run's settings (32 games, the widths, 2 runners) from the checkpoint
+    before = summary["updates"]
+    code = rllib_ppo.main(["--resume", str(out / "checkpoint"), "--total-steps", "5000"])
+    assert code == 0
+    resumed = json.loads((out / "summary.json").read_text())
+    assert resumed["updates"] > before and resumed["learner_decisions"] >= 5000
+    assert resumed["config"]["num_envs"] == 32 and resumed["config"]["hidden"] == [32, 32]
+    assert resumed["env_runners"] == 2
+    assert not (out / "checkpoint.new").exists() and not (out / "checkpoint.old").exists()
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("rules_file", "players", "obs_width", "actions"),
+    [("deck-52.yaml", 3, 253, 58), ("last-card-call.yaml", 2, 190, 43)],
+)
+def test_a_run_on_a_rule_set_of_other_sizes(tmp_path, rules_file, players, obs_width, actions):
+    # The runners' league networks, the driver's, the warm start's and the evaluation's
+    # follow the rule set's observation and action sizes.
+    rules = str(ROOT / "configs" / "rules" / "examples" / rules_file)
+    out = tmp_path / "run"
+    argv = ["--env-runners", "1", "--rules", rules, "--players", str(players), "--out", str(out)]
+    tiny = [a for a in TINY if a not in ("warm_start=none", "eval_every_minutes=0")]
+    extra = ["warm_start_decisions=512", "warm_start_epochs=1", "eval_matches=12"]
+    assert rllib_ppo.main([*argv, "--total-steps", "600", *tiny, *extra]) == 0
+    policy = read(out / "policy.pt")
+    assert (policy["obs_size"], policy["num_actions"]) == (obs_width, actions)
+    agent = agents.load(str(out / "policy.pt"), rules, players)
+    masks = np.zeros((1, actions), np.int8)
+    masks[0, actions - 1] = 1
+    assert agent.act(np.zeros((1, obs_width), np.float32), masks) == [actions - 1]
 
 
 @pytest.mark.slow

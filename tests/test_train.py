@@ -1,13 +1,21 @@
-"""The trainer (``train/ppo.py``, ``train/sb3_ppo.py``): a tiny end-to-end run (train,
-checkpoint, reload, resume exactly, evaluate), masks in sampling and in the update, config
-errors, checkpoint errors, and the shipped policies playing legal moves in every env."""
+"""The trainer (``train/ppo.py``, ``train/sb3_ppo.py``) and its run harness
+(``train/run.py``): a tiny end-to-end run (train, checkpoint, reload, resume exactly,
+evaluate), masks in sampling and in the update, config errors, checkpoint errors, the shipped
+policies playing legal moves in every env; Ctrl-C and SIGTERM in every phase of a real
+``python train/ppo.py`` process, the budget, the summary, ``--resume`` taking the run's
+settings, ``--help``, and the install stamp of the scripts."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import queue
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +28,7 @@ from agents.checkpoint import load as load_checkpoint
 from agents.registry import SHIPPED
 from sto_odno_env import Rules, sto_odno_v0
 from sto_odno_env.gym_env import StoOdnoVectorEnv
-from train import ppo
+from train import ppo, run
 from train.config import ConfigError, load_config
 from train.masked import entropy, log_probs, make_networks, sample
 
@@ -32,13 +40,20 @@ TINY = [
 ]  # fmt: skip
 
 
-def tiny_run(out: Path, steps: int, *extra: str, resume: Path | None = None) -> ppo.Trainer:
+def tiny_run(out: Path, steps: int, *extra: str, resume: Path | None = None) -> ppo.PPO:
+    trainer, _ = tiny_session(out, steps, *extra, resume=resume)
+    return trainer
+
+
+def tiny_session(
+    out: Path, steps: int, *extra: str, resume: Path | None = None
+) -> tuple[ppo.PPO, run.Session]:
     argv = [*TINY, "--out", str(out), "--total-steps", str(steps), "--no-progress", *extra]
     if resume is not None:
         argv += ["--resume", str(resume)]
-    trainer, args = ppo.prepare(argv)
-    ppo.run(trainer, args)
-    return trainer
+    code, session = run.execute(ppo.SPEC, argv)
+    assert code == 0
+    return session.trainer, session
 
 
 # --- masks --------------------------------------------------------------------------------------
@@ -74,13 +89,13 @@ def test_masked_entropy_counts_legal_actions_only_and_illegal_logits_get_no_grad
 
 
 def test_tiny_run_trains_checkpoints_reloads_and_plays_legally(tmp_path):
-    trainer = tiny_run(tmp_path, 16 * 8 * 3)
-    assert trainer.update == 3 and trainer.global_step == 384
+    trainer, session = tiny_session(tmp_path, 16 * 8 * 3)
+    assert session.counters.update == 3 and session.counters.global_step == 384
     assert trainer.league.filled == 2  # a snapshot every update, two slots
     for name in ("checkpoint.pt", "policy.pt", "best.pt", "evaluations.csv", "summary.json"):
         assert (tmp_path / name).is_file(), name
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary["learner_steps"] == 384
+    assert summary["learner_decisions"] == 384 and summary["saved_update"] == 3
     assert 0.0 <= summary["latest_evaluation"]["rate"] <= 1.0
     assert list((tmp_path / "tb").iterdir()), "no TensorBoard events"
     for file in ("checkpoint.pt", "policy.pt"):
@@ -93,39 +108,41 @@ def test_tiny_run_trains_checkpoints_reloads_and_plays_legally(tmp_path):
 
 
 def test_resume_continues_the_run_exactly(tmp_path):
-    straight = tiny_run(tmp_path / "straight", 16 * 8 * 4)
+    straight, straight_session = tiny_session(tmp_path / "straight", 16 * 8 * 4)
     tiny_run(tmp_path / "split", 16 * 8 * 2)
-    resumed = tiny_run(tmp_path / "split", 16 * 8 * 4, resume=tmp_path / "split" / "checkpoint.pt")
-    assert resumed.update == straight.update == 4
-    assert resumed.global_step == straight.global_step
-    for name, weight in straight.actor.state_dict().items():
-        assert torch.equal(weight, resumed.actor.state_dict()[name]), name
-    for name, weight in straight.critic.state_dict().items():
-        assert torch.equal(weight, resumed.critic.state_dict()[name]), name
+    resumed, resumed_session = tiny_session(
+        tmp_path / "split", 16 * 8 * 4, resume=tmp_path / "split" / "checkpoint.pt"
+    )
+    assert resumed_session.counters.update == straight_session.counters.update == 4
+    assert resumed_session.counters.global_step == straight_session.counters.global_step
+    for name, weight in straight.agent.actor.state_dict().items():
+        assert torch.equal(weight, resumed.agent.actor.state_dict()[name]), name
+    for name, weight in straight.agent.critic.state_dict().items():
+        assert torch.equal(weight, resumed.agent.critic.state_dict()[name]), name
     assert np.array_equal(straight.league.assign, resumed.league.assign)
-    assert np.array_equal(straight.observations, resumed.observations)
+    assert np.array_equal(straight.next_obs, resumed.next_obs)
 
 
 def test_a_run_never_sends_an_illegal_action():
     # The games are built with illegal_action="raise": one illegal learner or league move
     # anywhere in the run would raise IllegalActionError out of collect().
-    trainer, _ = ppo.prepare([*TINY, "--out", "/tmp/unused-sto-odno", "--players", "3"])
-    assert trainer.games.illegal_action == "raise"
-    for _ in range(3):
-        trainer.learn(trainer.collect())
-    assert trainer.global_step == 3 * 16 * 8
+    settings = run.parse(ppo.SPEC, [*TINY, "--out", "/tmp/unused-sto-odno", "--players", "3"])
+    trainer = ppo.PPO(settings)
+    assert trainer.envs.illegal_action == "raise"
+    decisions = sum(trainer.train(run.Counters(update=u)).decisions for u in range(3))
+    assert decisions == 3 * 16 * 8
 
 
 def test_self_play_games_train_every_seat_and_resume_exactly(tmp_path):
     extra = ("self_play_games=8", "league.current=0")
-    straight = tiny_run(tmp_path / "straight", 24 * 8 * 3, *extra)
-    assert straight.global_step == 24 * 8 * 3  # 16 league games + 8 self-play games
+    straight, session = tiny_session(tmp_path / "straight", 24 * 8 * 3, *extra)
+    assert session.counters.global_step == 24 * 8 * 3  # 16 league games + 8 self-play games
     tiny_run(tmp_path / "split", 24 * 8 * 2, *extra)
     resumed = tiny_run(
         tmp_path / "split", 24 * 8 * 3, *extra, resume=tmp_path / "split" / "checkpoint.pt"
     )
-    for name, weight in straight.actor.state_dict().items():
-        assert torch.equal(weight, resumed.actor.state_dict()[name]), name
+    for name, weight in straight.agent.actor.state_dict().items():
+        assert torch.equal(weight, resumed.agent.actor.state_dict()[name]), name
     assert np.array_equal(straight.self_play.pending, resumed.self_play.pending)
     assert torch.equal(straight.self_play.carry["obs"], resumed.self_play.carry["obs"])
 
@@ -185,7 +202,7 @@ def test_self_play_gae_follows_each_seats_own_chain():
         (["reward=points"], "reward='points' is not allowed; allowed: match or round"),
         (["novalue"], "override 'novalue' is not key=value"),
         (["--players", "7"], "--players: players=7 is not allowed; allowed: an integer 2..6"),
-        (["--players", "two"], "--players='two' is not allowed; allowed: a int"),
+        (["--players", "two"], "--players: players='two' is not allowed; allowed: an integer"),
         (["--device", "tpu"], "device='tpu' is not allowed; allowed: cpu, cuda or auto"),
         (["--num-envs", "0"], "num_envs=0 is not allowed; allowed: an integer > 0"),
         (["--rules", "nosuch"], "nosuch"),
@@ -289,9 +306,13 @@ def test_sb3_path_trains_and_its_zip_loads(tmp_path):
     from train import sb3_ppo
 
     argv = ["--out", str(tmp_path), "--total-steps", "256", "--num-envs", "16",
-            "rollout_steps=16", "minibatch_size=64", "epochs=1", "eval_matches=10",
-            "--opponents", "greedy"]  # fmt: skip
-    assert sb3_ppo.main(argv) == 0
+            "rollout_steps=8", "minibatch_size=64", "epochs=1", "eval_matches=10",
+            "--opponents", "greedy", "--no-progress"]  # fmt: skip
+    code, session = run.execute(sb3_ppo.SPEC, argv)
+    assert code == 0 and session.counters.update == 2 and session.counters.global_step == 256
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["saved_files"] == [str(tmp_path / "model.zip")]
+    assert summary["latest_evaluation"]["update"] == 2 and (tmp_path / "best.zip").is_file()
     agent = load(str(tmp_path / "model.zip"), "classic", 2)
     masks = np.zeros((2, 42), np.int8)
     masks[:, [3, 40]] = 1
@@ -343,8 +364,8 @@ def test_a_run_on_a_rule_set_of_other_sizes_trains_a_policy_for_it(
     # the networks, the warm start and the policy file follow the rule set.
     rules_path = str(ROOT / "configs" / "rules" / "examples" / rules_file)
     trainer = tiny_run(tmp_path, 16 * 8, "--rules", rules_path, "--players", str(players))
-    assert trainer.actor[0].in_features == obs_width
-    assert trainer.actor[-1].out_features == actions
+    assert trainer.agent.actor[0].in_features == obs_width
+    assert trainer.agent.actor[-1].out_features == actions
     agent = load(str(tmp_path / "policy.pt"), rules_path, players)
     refused = r"trained for other rules .*differ in .*(deck|last_card_call)"
     with pytest.raises(AgentError, match=refused):
@@ -370,3 +391,301 @@ def test_ship_and_plot_curves_from_a_run(tmp_path):
     assert plot_curves.main([str(tmp_path / "run") + "=tiny", "--out", str(tmp_path / "c")]) == 0
     for suffix in ("steps", "minutes"):
         assert (tmp_path / f"c_{suffix}.png").stat().st_size > 1000
+
+
+# --- the run harness: the command line, the budget, the summary, resume ----------------------
+
+
+def test_help_shows_every_key_with_the_config_files_default(capsys, tmp_path):
+    with pytest.raises(SystemExit) as done:
+        ppo.main(["--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: None)" not in text
+    assert "--num-envs INT games stepped at once" in text and "(default: 1024)" in text
+    assert "--minutes FLOAT wall-clock budget of the whole command" in text
+    assert "--league.expert FLOAT" in text and "--hidden LIST" in text
+    other = tmp_path / "other.yaml"
+    other.write_text(load_config_text().replace("num_envs: 1024", "num_envs: 77"))
+    with pytest.raises(SystemExit):
+        ppo.main(["--config", str(other), "--help"])
+    assert "(default: 77)" in " ".join(capsys.readouterr().out.split())
+
+
+def load_config_text() -> str:
+    return (ROOT / "configs" / "train" / "ppo.yaml").read_text()
+
+
+def test_a_bad_command_line_fails_before_torch_loads():
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "train/ppo.py", "gamma=2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and "gamma=2 is not allowed" in done.stderr
+    imported = [line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line]
+    assert "train.config" in imported and not [m for m in imported if m.startswith("torch")]
+
+
+def test_a_budget_too_short_for_the_warm_start_is_refused_before_it_starts(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["--num-envs", "16", "--minutes", "0.02", "--out", str(out), "--no-progress"]
+    assert ppo.main(argv) == 2
+    error = capsys.readouterr().err
+    assert "minutes=0.02 leaves" in error and "too short for the warm start" in error
+    assert "warm_start=none" in error
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_minutes_bound_the_whole_command(tmp_path):
+    argv = [
+        *TINY, "--out", str(tmp_path), "--no-progress", "--minutes", "0.2",
+        "eval_matches=400", "eval_every_minutes=0.02",
+    ]  # fmt: skip
+    started = time.monotonic()
+    code, session = run.execute(ppo.SPEC, argv)
+    seconds = time.monotonic() - started
+    assert code == 0 and 9.0 < seconds < 12.0 + 1.0, seconds
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["status"] == "finished: the 0.2-minute budget"
+    assert summary["saved_update"] == session.counters.update > 0
+
+
+def test_the_summary_and_the_files_describe_the_same_update(tmp_path, capsys):
+    tiny_run(tmp_path, 16 * 8 * 2)
+    text = capsys.readouterr().out
+    assert_files_agree(tmp_path)
+    summary = text[text.index("summary (") :]
+    assert "summary (finished: total_steps=256 reached)" in summary
+    assert "checkpoint.pt and " in summary and "update 2 (256 learner decisions)" in summary
+    assert "latest evaluation  update 2:" in summary and "vs expert over 20 matches" in summary
+    assert "learner decisions per second of update time" in summary
+
+
+def assert_files_agree(out: Path) -> dict:
+    """checkpoint.pt, policy.pt and summary.json name the same update, with the same
+    weights; no temporary file is left. Returns the checkpoint's counters."""
+    checkpoint = torch.load(out / "checkpoint.pt", weights_only=True)
+    policy = torch.load(out / "policy.pt", weights_only=True)
+    assert "training" not in policy
+    for name, weight in checkpoint["state_dict"].items():
+        assert torch.equal(weight, policy["state_dict"][name]), name
+    counters = checkpoint["training"]["counters"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["saved_update"] == summary["updates"] == counters["update"]
+    assert summary["learner_decisions"] == counters["global_step"]
+    assert not list(out.glob("*.tmp")), list(out.glob("*.tmp"))
+    return counters
+
+
+def test_resume_takes_the_runs_settings_from_its_checkpoint(tmp_path):
+    tiny_run(tmp_path / "run", 16 * 8)
+    checkpoint = tmp_path / "run" / "checkpoint.pt"
+    argv = ["--resume", str(checkpoint), "--total-steps", str(16 * 8 * 2), "--no-progress"]
+    code, session = run.execute(ppo.SPEC, argv)  # not one of TINY's settings given
+    assert code == 0 and session.counters.update == 2
+    config = session.config
+    assert (config.num_envs, config.hidden, config.rollout_steps) == (16, (16,), 8)
+    assert config.league.max_snapshots == 2 and config.out == str(tmp_path / "run")
+    assert config.total_steps == 256  # given here
+
+
+# --- Ctrl-C and SIGTERM in every phase of a real process --------------------------------------
+
+
+class TrainerProcess:
+    """``python train/ppo.py ARGV`` in its own process group, its output read as it comes."""
+
+    def __init__(self, argv: list[str]):
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "train/ppo.py", *argv],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put("")
+
+    def wait_for(self, text: str, timeout: float = 180) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=1)
+            except queue.Empty:
+                continue
+            if not line:
+                break
+            self.seen.append(line)
+            if text in line:
+                return
+        os.killpg(self.process.pid, signal.SIGKILL)
+        raise AssertionError(f"no {text!r} in:\n{''.join(self.seen)}{self.process.stderr.read()}")
+
+    def stop(self, number: int, group: bool = False) -> tuple[int, str, str]:
+        """Send signal ``number`` (to the whole process group, as a terminal's Ctrl-C
+        does, with ``group``); the exit code, the output and the errors."""
+        if group:
+            os.killpg(self.process.pid, number)
+        else:
+            self.process.send_signal(number)
+        code = self.process.wait(timeout=120)
+        while True:
+            line = self.lines.get(timeout=10)
+            if not line:
+                break
+            self.seen.append(line)
+        return code, "".join(self.seen), self.process.stderr.read()
+
+
+def stopped(process: TrainerProcess, number: int, group: bool = False) -> tuple[str, str]:
+    """Stop ``process``: a clean exit 130 without a traceback; its output and errors."""
+    code, out, err = process.stop(number, group)
+    assert code == 130, f"exit {code}\n{out}\n{err}"
+    assert "Traceback" not in err and "Traceback" not in out, err
+    return out, err
+
+
+QUIET = ["--num-envs", "16", "--no-progress", "eval_matches=20", "hidden=[16]"]
+
+
+@pytest.mark.slow
+def test_a_stop_during_set_up_says_nothing_exists_yet(tmp_path):
+    process = TrainerProcess([*QUIET, "--out", str(tmp_path / "run")])
+    process.wait_for("set-up: loading torch")
+    out, _ = stopped(process, signal.SIGINT)
+    assert "SIGINT during set-up: nothing to save yet" in out
+    assert "saved" in out and "nothing yet" in out
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+def test_a_stop_during_the_warm_start_shows_its_progress_and_saves_nothing(tmp_path):
+    argv = [*QUIET, "--out", str(tmp_path / "run"), "warm_start_decisions=400000"]
+    process = TrainerProcess(argv)
+    process.wait_for("warm start: imitate 400,000 expert decisions")
+    process.wait_for("warm start: collecting:", timeout=60)  # a progress line (after 5 s)
+    out, _ = stopped(process, signal.SIGTERM)
+    assert "SIGTERM during warm start: nothing to save yet" in out
+    assert not (tmp_path / "run" / "checkpoint.pt").exists()
+
+
+@pytest.mark.slow
+def test_a_stop_during_an_evaluation_saves_the_warm_start_and_resume_skips_it(tmp_path):
+    out_dir = tmp_path / "run"
+    argv = [*QUIET, "--out", str(out_dir), "warm_start_decisions=2048", "eval_matches=40000"]
+    process = TrainerProcess(argv)
+    process.wait_for("warm start done")
+    time.sleep(1.0)
+    out, _ = stopped(process, signal.SIGINT)
+    assert "SIGINT during evaluation: saving the last finished update" in out
+    assert "checkpoint.pt and " in out and "update 0 (0 learner decisions)" in out
+    counters = assert_files_agree(out_dir)
+    assert counters["warm_started"] and counters["update"] == 0
+    code, session = run.execute(
+        ppo.SPEC, ["--resume", str(out_dir / "checkpoint.pt"), "--total-steps", "512",
+                   "eval_matches=20"],
+    )  # fmt: skip
+    assert code == 0 and session.counters.update == 1  # 16 games x 32 decisions
+    assert session.counters.warm_started
+
+
+@pytest.mark.slow
+def test_ctrl_c_to_the_process_group_during_an_update_saves_the_last_finished_one(tmp_path):
+    out_dir = tmp_path / "run"
+    argv = [*QUIET, "--out", str(out_dir), "warm_start=none", "eval_every_minutes=0"]
+    process = TrainerProcess([*argv, "--num-envs", "128", "hidden=[256,256]"])
+    process.wait_for("speed: ")  # the first update has finished
+    time.sleep(0.5)
+    out, _ = stopped(process, signal.SIGINT, group=True)
+    assert "SIGINT during update: saving the last finished update" in out
+    counters = assert_files_agree(out_dir)
+    assert counters["update"] >= 1
+    assert counters["global_step"] == counters["update"] * 128 * 32
+    assert f"update {counters['update']:,} ({counters['global_step']:,} learner" in out
+
+
+@pytest.mark.slow
+def test_a_stop_while_checkpoints_are_written_leaves_whole_files(tmp_path):
+    # A checkpoint after every update, of large networks: the signal most likely comes
+    # while one is written. Whenever it comes, the files are whole and agree.
+    out_dir = tmp_path / "run"
+    argv = [
+        *QUIET, "--out", str(out_dir), "warm_start=none", "eval_every_minutes=0",
+        "checkpoint_every_minutes=0.0001", "hidden=[1024,1024,1024]", "rollout_steps=4",
+    ]  # fmt: skip
+    process = TrainerProcess(argv)
+    process.wait_for("speed: ")
+    time.sleep(1.5)
+    out, _ = stopped(process, signal.SIGTERM)
+    assert "SIGTERM during " in out
+    assert_files_agree(out_dir)
+
+
+# --- the scripts' install stamp -----------------------------------------------------------------
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+echo "python $*" >> "$LOG"
+"""
+
+
+def fake_checkout(tmp_path: Path) -> tuple[Path, Path]:
+    """The scripts and pyproject.toml in a scratch tree whose .venv's python and ruff only
+    log how they were called; returns (tree, log)."""
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    for name in ("setup.sh", "train.sh", "test.sh"):
+        (tree / "scripts" / name).write_text((ROOT / "scripts" / name).read_text())
+        (tree / "scripts" / name).chmod(0o755)
+    (tree / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    bin_dir = tree / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "activate").write_text(f'export PATH="{bin_dir}:$PATH"\n')
+    for name in ("python", "ruff"):
+        (bin_dir / name).write_text(FAKE_PYTHON.replace("python", name, 1))
+        (bin_dir / name).chmod(0o755)
+    return tree, tmp_path / "calls.log"
+
+
+def run_script(tree: Path, log: Path, script: str, *args: str, **env: str) -> list[str]:
+    """Run ``scripts/SCRIPT``; the calls it made to the fake python and ruff."""
+    before = log.read_text().splitlines() if log.exists() else []
+    environment = {k: v for k, v in os.environ.items() if k not in ("EXTRAS", "FORCE")}
+    done = subprocess.run(
+        [f"./scripts/{script}", *args], cwd=tree, env={**environment, "LOG": str(log), **env},
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return log.read_text().splitlines()[len(before) :] if log.exists() else []
+
+
+def test_train_and_test_scripts_share_one_install_and_redo_it_only_when_its_inputs_change(
+    tmp_path,
+):
+    tree, log = fake_checkout(tmp_path)
+    first = run_script(tree, log, "train.sh", "--minutes", "1")
+    installs = [call for call in first if "pip install" in call]
+    assert installs[-1] == "python -m pip install -q -e .[dev,train,eval,bench,dist]"
+    assert "python -m pip install -q torch==2.13.0" in installs
+    assert first[-1] == "python train/ppo.py --minutes 1"
+    # the same install serves the tests and the next training run: no pip at all
+    assert not [c for c in run_script(tree, log, "test.sh", "--quick") if "pip" in c]
+    assert run_script(tree, log, "train.sh") == ["python train/ppo.py"]
+    # a changed input (pyproject.toml, the extras) reinstalls, once
+    (tree / "pyproject.toml").write_text((tree / "pyproject.toml").read_text() + "\n# changed\n")
+    assert [c for c in run_script(tree, log, "train.sh") if "pip install -q -e" in c]
+    assert run_script(tree, log, "train.sh") == ["python train/ppo.py"]
+    again = run_script(tree, log, "setup.sh", EXTRAS="dev")
+    assert again[-1] == "python -m pip install -q -e .[dev]"
+    assert run_script(tree, log, "setup.sh", EXTRAS="dev") == []

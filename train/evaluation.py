@@ -7,6 +7,7 @@ P-1 copies of the opponent, and its first-place share. Both with a Wilson 95% in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.arena import play
@@ -60,13 +61,15 @@ def evaluate(
     matches: int,
     seed: int,
     batch: int = 1024,
+    progress: Callable[[int], None] | None = None,
 ) -> Evaluation:
-    """``policy`` against ``opponent`` over about ``matches`` duplicate-deal matches."""
+    """``policy`` against ``opponent`` over about ``matches`` duplicate-deal matches
+    (``progress`` is called with the number of matches each time some end)."""
     table = ("policy", *([opponent_name] * (players - 1)))
     deals = max(1, matches // players)
     schedule = duplicate_schedule([table], deals, seed)
     agents = {"policy": policy, opponent_name: opponent}
-    results = play(rules, players, agents, schedule, batch=batch)
+    results = play(rules, players, agents, schedule, batch=batch, progress=progress)
     if players == 2:
         row = head_to_head(results, "policy", opponent_name)
         return Evaluation(

@@ -14,25 +14,42 @@ weights within a minute, and RL has to find only what the bot gets wrong.
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from agents.registry import load as load_agent
 from sto_odno_env import engine
 from sto_odno_env.observation import obs_size, observe
 from sto_odno_env.rules import Rules
+from train.config import TrainConfig
+from train.masked import entropy, log_probs
 
-from .masked import entropy, log_probs
+if TYPE_CHECKING:
+    from torch import nn
+
+    from train.run import Console
+
+SAMPLE_STEPS = 16  # engine steps of the bot's games that the time estimate measures
 
 
 def bot_decisions(
-    teacher: Any, rules: Rules, players: int, batch: int, decisions: int, seed: int, gamma: float
+    teacher: Any,
+    rules: Rules,
+    players: int,
+    batch: int,
+    decisions: int,
+    seed: int,
+    gamma: float,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, torch.Tensor]:
-    """``decisions`` decisions of ``teacher`` in every seat, with their discounted returns
-    (``returns`` is NaN where the match had not ended when collection stopped)."""
+    """``decisions`` decisions of ``teacher`` in every seat (rounded up to whole steps of
+    ``batch`` games), with their discounted returns (``returns`` is NaN where the match had
+    not ended when collection stopped); ``progress`` gets the decisions of each step."""
     steps = -(-decisions // batch)
     size = steps * batch
     obs = np.zeros((size, obs_size(rules)), dtype=np.float32)
@@ -69,6 +86,8 @@ def bot_decisions(
             counts[game] = 0
             match_of_game[game] = next_match
             next_match += 1
+        if progress is not None:
+            progress(batch)
     ended_reward = np.full((next_match, players), np.nan)
     ended_count = np.zeros((next_match, players), dtype=np.int64)
     for match, reward in final_reward.items():
@@ -94,13 +113,15 @@ def imitate(
     learning_rate: float,
     generator: torch.Generator,
     device: torch.device,
+    progress: Callable[[int, str], None] | None = None,
 ) -> dict[str, float]:
     """Fit the actor to the bot's actions and the critic to the returns; returns the last
-    epoch's mean cross-entropy, value error, agreement with the bot and entropy."""
+    epoch's mean cross-entropy, value error, agreement with the bot and entropy.
+    ``progress`` gets the rows of each minibatch and the epoch ("epoch 2/3")."""
     optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=learning_rate)
     size = data["actions"].shape[0]
     stats: dict[str, float] = {}
-    for _ in range(epochs):
+    for epoch in range(epochs):
         order = torch.randperm(size, generator=generator)
         totals = {"cross_entropy": 0.0, "value_loss": 0.0, "agreement": 0.0, "entropy": 0.0}
         batches = 0
@@ -114,7 +135,9 @@ def imitate(
             cross_entropy = -logp.gather(1, actions[:, None]).mean()
             known = ~torch.isnan(returns)
             values = critic(obs).squeeze(-1)
-            value_loss = ((values - torch.nan_to_num(returns)) ** 2 * known).sum() / known.sum()
+            # a minibatch whose matches have none ended yet has no value target (0, not 0/0)
+            squared = (values - torch.nan_to_num(returns)) ** 2 * known
+            value_loss = squared.sum() / known.sum().clamp(min=1)
             loss = cross_entropy + 0.5 * value_loss
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -125,27 +148,67 @@ def imitate(
                 totals["agreement"] += float((logp.argmax(1) == actions).float().mean())
                 totals["entropy"] += float(entropy(logp, masks).mean())
             batches += 1
+            if progress is not None:
+                progress(len(rows), f"epoch {epoch + 1}/{epochs}")
         stats = {key: value / batches for key, value in totals.items()}
     return stats
 
 
 def warm_start(
-    config: dict[str, Any],
+    config: TrainConfig,
     rules: Rules,
     players: int,
     actor: nn.Module,
     critic: nn.Module,
     generator: torch.Generator,
     device: torch.device,
+    console: Console,
 ) -> dict[str, float]:
     """The warm start of a training config: collect the ``warm_start`` bot's decisions and
-    fit ``actor`` and ``critic`` to them (see the module docstring)."""
-    teacher = load_agent(config["warm_start"], rules, players, seed=config["seed"])
+    fit ``actor`` and ``critic`` to them (see the module docstring), with the progress of
+    both on ``console``."""
+    teacher = load_agent(config.warm_start, rules, players, seed=config.seed)
+    batch = config.num_envs
+    rows = -(-config.warm_start_decisions // batch) * batch
+    with console.bar("warm start: collecting", rows, "decisions") as bar:
+        data = bot_decisions(
+            teacher, rules, players, batch, config.warm_start_decisions, config.seed + 7,
+            config.gamma, bar.advance,
+        )  # fmt: skip
+    epochs = config.warm_start_epochs
+    with console.bar("warm start: fitting", rows * epochs, "decisions") as bar:
+        return imitate(
+            actor, critic, data, epochs, config.minibatch_size, config.learning_rate,
+            generator, device, bar.advance,
+        )  # fmt: skip
+
+
+def estimate_seconds(
+    config: TrainConfig,
+    rules: Rules,
+    players: int,
+    actor: nn.Module,
+    critic: nn.Module,
+    device: torch.device,
+) -> float:
+    """The warm start's time on this machine, measured before it starts: a few steps of
+    the bot's games and a pass of fitting over them (on copies of the networks, with their
+    own random streams, so the run itself is not touched), scaled to the whole."""
+    teacher = load_agent(config.warm_start, rules, players, seed=config.seed)
+    batch = config.num_envs
+    steps = -(-config.warm_start_decisions // batch)
+    sample = min(steps, SAMPLE_STEPS)
+    started = time.perf_counter()
     data = bot_decisions(
-        teacher, rules, players, config["num_envs"], config["warm_start_decisions"],
-        config["seed"] + 7, config["gamma"],
+        teacher, rules, players, batch, sample * batch, config.seed + 7, config.gamma
+    )
+    collecting = (time.perf_counter() - started) / sample * steps
+    if not config.warm_start_epochs:
+        return collecting
+    started = time.perf_counter()
+    imitate(
+        copy.deepcopy(actor), copy.deepcopy(critic), data, 1, config.minibatch_size,
+        config.learning_rate, torch.Generator().manual_seed(0), device,
     )  # fmt: skip
-    return imitate(
-        actor, critic, data, config["warm_start_epochs"], config["minibatch_size"],
-        config["learning_rate"], generator, device,
-    )  # fmt: skip
+    fitting = (time.perf_counter() - started) / sample * steps * config.warm_start_epochs
+    return collecting + fitting

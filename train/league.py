@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from agents.registry import load as load_agent
 from sto_odno_env.rules import Rules
+from train.config import LeagueConfig
+from train.masked import sample
 
-from .masked import sample
+if TYPE_CHECKING:
+    from torch import nn
 
 BOT_NAMES = ("expert", "greedy", "random")
 
@@ -50,7 +52,7 @@ class League:
 
     def __init__(
         self,
-        weights: dict[str, Any],
+        weights: LeagueConfig,
         rules: Rules,
         players: int,
         batch: int,
@@ -60,9 +62,9 @@ class League:
     ):
         self.players = players
         self.device = device
-        self.max_snapshots = int(weights["max_snapshots"])
-        self.rng = np.random.default_rng([seed, 0x1EA6])
-        self.generator = torch.Generator(device=device).manual_seed(seed * 7919 + 17)
+        self.max_snapshots = weights.max_snapshots
+        self.generator = torch.Generator(device=device)
+        self.reseed(seed)
         self.current = current
         self.snapshots = [copy.deepcopy(current).eval() for _ in range(self.max_snapshots)]
         for snapshot in self.snapshots:
@@ -77,10 +79,21 @@ class League:
         players_of = [NetworkPlayer(current, self.generator, device)]
         players_of += [NetworkPlayer(net, self.generator, device) for net in self.snapshots]
         self.members = players_of + [self.bots[name] for name in BOT_NAMES]
-        self.weight_current = float(weights["current"])
-        self.weight_snapshots = float(weights["snapshots"])
-        self.weight_bots = [float(weights[name]) for name in BOT_NAMES]
+        self.weight_current = weights.current
+        self.weight_snapshots = weights.snapshots
+        self.weight_bots = [getattr(weights, name) for name in BOT_NAMES]
         self.assign = np.zeros((batch, players - 1), dtype=np.int16)
+
+    def reseed(self, seed: int, index: int | None = None) -> None:
+        """The league's random streams (opponent draws, the networks' sampling) for
+        ``seed``; ``index`` gives each of several copies of the league (RLlib's env
+        runners) streams of its own."""
+        if index is None:
+            self.rng = np.random.default_rng([seed, 0x1EA6])
+            self.generator.manual_seed(seed * 7919 + 17)
+        else:
+            self.rng = np.random.default_rng([seed, index, 0x1EA6])
+            self.generator.manual_seed(seed * 7919 + 17 + 104_729 * index)
 
     # --- membership -----------------------------------------------------------------------
 
@@ -150,6 +163,27 @@ class League:
             "bot_rngs": bot_rngs,
         }
 
+    def snapshots_state(self) -> dict[str, Any]:
+        """The snapshots and their bookkeeping (copies), to load into another copy of the
+        league with :meth:`load_snapshots`."""
+        return {
+            "weights": [
+                {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+                for net in self.snapshots
+            ],
+            "updates": list(self.snapshot_updates),
+            "filled": self.filled,
+            "next_slot": self.next_slot,
+        }
+
+    def load_snapshots(self, data: dict[str, Any]) -> None:
+        """The snapshots of :meth:`snapshots_state`."""
+        for net, weights in zip(self.snapshots, data["weights"], strict=True):
+            net.load_state_dict(weights)
+        self.snapshot_updates = list(data["updates"])
+        self.filled = int(data["filled"])
+        self.next_slot = int(data["next_slot"])
+
     def set_state(self, data: dict[str, Any]) -> None:
         """Restore :meth:`get_state`'s data."""
         if len(data["snapshots"]) != self.max_snapshots:
@@ -167,10 +201,13 @@ class League:
         self.assign[...] = saved
         self.rng.bit_generator.state = json.loads(data["rng"])
         self.generator.set_state(data["generator"])
-        for net, weights in zip(self.snapshots, data["snapshots"], strict=True):
-            net.load_state_dict(weights)
-        self.snapshot_updates = list(data["snapshot_updates"])
-        self.filled = int(data["filled"])
-        self.next_slot = int(data["next_slot"])
+        self.load_snapshots(
+            {
+                "weights": data["snapshots"],
+                "updates": data["snapshot_updates"],
+                "filled": data["filled"],
+                "next_slot": data["next_slot"],
+            }
+        )
         for name, state in data["bot_rngs"].items():
             self.bots[name].generator.bit_generator.state = json.loads(state)

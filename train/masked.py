@@ -7,11 +7,14 @@ float32, so they are never sampled, add nothing to the entropy and get no gradie
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import torch
-from torch import nn
 
 from agents.checkpoint import build_network
+
+if TYPE_CHECKING:
+    from torch import nn
 
 ILLEGAL_LOGIT = -1e9
 
@@ -24,11 +27,11 @@ def make_networks(
     actor = build_network(obs_size, hidden, num_actions)
     critic = build_network(obs_size, hidden, 1)
     for network, last_gain in ((actor, 0.01), (critic, 1.0)):
-        linears = [layer for layer in network if isinstance(layer, nn.Linear)]
+        linears = [layer for layer in network if isinstance(layer, torch.nn.Linear)]
         for index, layer in enumerate(linears):
             gain = last_gain if index == len(linears) - 1 else math.sqrt(2)
-            nn.init.orthogonal_(layer.weight, gain)
-            nn.init.zeros_(layer.bias)
+            torch.nn.init.orthogonal_(layer.weight, gain)
+            torch.nn.init.zeros_(layer.bias)
     return actor, critic
 
 

@@ -1,13 +1,14 @@
 """Masked self-play PPO on Ray RLlib: the task of ``train/ppo.py``, on one machine or a cluster.
 
-    python train/rllib_ppo.py [--config FILE] [--rules R] [--players P] [--total-steps N]
-        [--minutes M] [--num-envs B] [--seed S] [--out DIR] [--env-runners R] [--gpus G]
-        [--address auto|HOST:PORT|ray://HOST:10001] [--resume DIR] [key=value ...]
+    python train/rllib_ppo.py [--config FILE] [--resume DIR] [--env-runners R] [--gpus G]
+        [--address auto|HOST:PORT|ray://HOST:10001] [--KEY VALUE ...] [key=value ...]
+    python train/rllib_ppo.py --measure SECONDS [--env-runners R] [--num-envs B] ...
     python train/rllib_ppo.py --export CHECKPOINT_DIR POLICY.pt
 
-The same config file, flags and ``key=value`` overrides as ``train/ppo.py``
-(:func:`train.config.load_config`): rules, players, reward, network widths, PPO settings,
-warm start and league. RLlib's PPO runs on its new API stack:
+The same config, flags and run harness as ``train/ppo.py`` (``train/config.py``,
+``train/run.py``: budget, warm start, evaluations, progress, checkpoints, Ctrl-C, the
+summary): rules, players, reward, network widths, PPO settings, warm start and league.
+RLlib's PPO runs on its new API stack:
 
 * ``--env-runners R`` env runners (Ray actors, one CPU each), each stepping one
   :class:`~sto_odno_env.gym_env.StoOdnoVectorEnv` of ``num_envs`` games on the batched
@@ -21,6 +22,8 @@ warm start and league. RLlib's PPO runs on its new API stack:
 * The RLModule (:class:`MaskedMLP`) is the kit's policy network exactly:
   ``agents.checkpoint.build_network`` for the actor (illegal actions get a logit of -1e9,
   so they are never sampled) and one for the critic, initialised as ``train/ppo.py``'s.
+  Every network is sized by the rule set (observation width, number of actions), so a
+  52-card deck or the last-card call trains as the classic rules do.
 * ``num_envs`` is the number of games per env runner; a batch is ``rollout_steps`` decisions
   of every game of every runner; ``--gpus G`` puts G learners on G GPUs.
 
@@ -31,31 +34,29 @@ get this repository as their working directory (Ray's ``runtime_env``); every no
 the kit's dependencies (``pip install -e '.[train,dist]'``).
 
 Written to ``--out``: ``checkpoint/`` (RLlib's checkpoint plus ``sto_odno.pt``, the
-driver's league and counters, for ``--resume``), ``policy.pt`` (the latest policy as a kit
-policy file: ``agents.load`` and ``python -m agents.evaluate`` read it), ``best.pt``,
-``evaluations.csv`` and ``summary.json``. ``--export`` converts an RLlib checkpoint
-written here to a policy file.
+driver's league, counters and flags, for ``--resume``; written beside it and renamed into
+place), ``policy.pt`` (the same update's policy as a kit policy file: ``agents.load`` and
+``python -m agents.evaluate`` read it), ``best.pt``, ``evaluations.csv`` and
+``summary.json``. An update cannot be cut short: Ctrl-C waits for the one in progress (a
+second Ctrl-C stops at once without it). ``--export`` converts an RLlib checkpoint written
+here to a policy file.
 
 Ray is imported only here (the ``dist`` extra): nothing else in the kit needs it.
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import os
+import shutil
 import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
 from agents.checkpoint import (
     CheckpointError,
@@ -64,32 +65,26 @@ from agents.checkpoint import (
     policy_record,
     write_atomic,
 )
-from agents.registry import AgentError
-from agents.registry import load as load_agent
-from sto_odno_env.cards import NUM_ACTIONS
 from sto_odno_env.gym_env import StoOdnoVectorEnv
-from sto_odno_env.observation import OBS_SIZE
-from sto_odno_env.rules import Rules, RulesError, load_rules
-from train.config import ConfigError, flag_values, load_config
+from sto_odno_env.observation import obs_size
+from sto_odno_env.rules import Rules, load_rules
+from train import deferred_import, run
+from train.config import ConfigError, LeagueConfig, TrainConfig
 from train.masked import make_networks, masked_logits
+
+if TYPE_CHECKING:
+    import torch
+else:  # loaded on first use, so that a bad command line fails before torch's seconds of loading
+    torch = deferred_import("torch")
 
 REPO = Path(__file__).resolve().parent.parent
 ENV_NAME = "sto_odno_league"
 KEYS = ("observations", "action_mask")  # RLlib's action-masking convention
 DRIVER_STATE = "sto_odno.pt"
-FLAGS = {  # flag -> (config key, type, help); as train/ppo.py's
-    "--rules": ("rules", str, "rules preset or YAML file"),
-    "--players": ("players", int, "players at each table, 2..6"),
-    "--total-steps": ("total_steps", int, "stop after this many learner decisions"),
-    "--minutes": ("minutes", float, "stop after this many minutes of wall clock (0: none)"),
-    "--num-envs": ("num_envs", int, "games stepped at once by each env runner"),
-    "--seed": ("seed", int, "seed of the games, the league and the network"),
-    "--out": ("out", str, "directory for checkpoints, logs and results"),
-}
 RUNTIME_EXCLUDES = [".venv", ".git", "runs", "out", "notebooks", "*.egg-info", "__pycache__"]
 
 
-class ClusterError(RuntimeError):
+class ClusterError(ConfigError):
     """No Ray cluster answers at the address given."""
 
 
@@ -118,9 +113,9 @@ class LeagueVectorEnv(StoOdnoVectorEnv):
         players = int(env_config["players"])
         if env_config.get("threads"):
             torch.set_num_threads(int(env_config["threads"]))
-        current = build_network(OBS_SIZE, list(env_config["hidden"]), NUM_ACTIONS)
+        current = build_network(obs_size(rules), list(env_config["hidden"]), rules.num_actions)
         self.league = League(
-            env_config["league"],
+            LeagueConfig(**env_config["league"]),
             rules,
             players,
             num_envs,
@@ -160,9 +155,7 @@ def _seed_runner(runner: Any, seed: int) -> None:
     """Give the runner's league its own random streams (RLlib seeds the games already)."""
     env = _runner_env(runner)
     if env is not None:
-        index = int(runner.worker_index)
-        env.league.rng = np.random.default_rng([seed, index, 0x1EA6])
-        env.league.generator.manual_seed(seed * 7919 + 17 + 104_729 * index)
+        env.league.reseed(seed, int(runner.worker_index))
 
 
 def _push_league(runner: Any, current: dict | None, snapshots: dict | None) -> dict | None:
@@ -175,11 +168,7 @@ def _push_league(runner: Any, current: dict | None, snapshots: dict | None) -> d
     if current is not None:
         league.current.load_state_dict(current)
     if snapshots is not None:
-        for network, weights in zip(league.snapshots, snapshots["weights"], strict=True):
-            network.load_state_dict(weights)
-        league.snapshot_updates = list(snapshots["updates"])
-        league.filled = int(snapshots["filled"])
-        league.next_slot = int(snapshots["next_slot"])
+        league.load_snapshots(snapshots)
     import ray
 
     return {
@@ -224,11 +213,11 @@ def module_class():
 
     class MaskedMLP(TorchRLModule, ValueFunctionAPI):
         """The kit's actor (``pi``: ``build_network(obs, hidden, actions)``) and critic
-        (``vf``) on the Dict observation; illegal actions' logits are -1e9."""
+        (``vf``) on the Dict observation, sized by its spaces; illegal actions' logits are
+        -1e9."""
 
         def setup(self):
-            space = self.observation_space
-            size = int(space[KEYS[0]].shape[0]) if hasattr(space, "spaces") else OBS_SIZE
+            size = int(self.observation_space[KEYS[0]].shape[0])
             self.pi, self.vf = make_networks(
                 size, list(self.model_config["hidden"]), int(self.action_space.n)
             )
@@ -257,26 +246,27 @@ def __getattr__(name: str):  # pickled MaskedMLP references resolve on the runne
 # --- the algorithm --------------------------------------------------------------------------
 
 
-def env_config_of(config: dict[str, Any], rules: Rules) -> dict[str, Any]:
+def env_config_of(config: TrainConfig, rules: Rules) -> dict[str, Any]:
+    """What every runner's env is built from (plain data: RLlib copies it to the runners)."""
     return {
         "rules": rules.to_dict(),
-        "players": config["players"],
-        "reward": config["reward"],
-        "hidden": list(config["hidden"]),
-        "league": dict(config["league"]),
-        "seed": config["seed"],
-        "threads": config["threads"],
+        "players": config.players,
+        "reward": config.reward,
+        "hidden": list(config.hidden),
+        "league": config.to_dict()["league"],
+        "seed": config.seed,
+        "threads": config.threads,
     }
 
 
-def algorithm_config(config: dict[str, Any], rules: Rules, env_runners: int, gpus: int):
+def algorithm_config(config: TrainConfig, rules: Rules, env_runners: int, gpus: int):
     """RLlib's PPOConfig for the training config."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
     register_env(ENV_NAME, make_env)
-    num_envs, steps = config["num_envs"], config["rollout_steps"]
+    num_envs, steps = config.num_envs, config.rollout_steps
     batch = num_envs * steps * max(env_runners, 1)
     learners = {"num_learners": 0}
     if gpus:
@@ -300,26 +290,26 @@ def algorithm_config(config: dict[str, Any], rules: Rules, env_runners: int, gpu
         )
         .learners(**learners)
         .training(
-            lr=config["learning_rate"],
-            gamma=config["gamma"],
-            lambda_=config["gae_lambda"],
-            clip_param=config["clip_coef"],
-            entropy_coeff=config["ent_coef"],
-            vf_loss_coeff=config["vf_coef"],
-            grad_clip=config["max_grad_norm"],
+            lr=config.learning_rate,
+            gamma=config.gamma,
+            lambda_=config.gae_lambda,
+            clip_param=config.clip_coef,
+            entropy_coeff=config.ent_coef,
+            vf_loss_coeff=config.vf_coef,
+            grad_clip=config.max_grad_norm,
             grad_clip_by="global_norm",
-            num_epochs=config["epochs"],
-            minibatch_size=min(config["minibatch_size"], batch),
+            num_epochs=config.epochs,
+            minibatch_size=min(config.minibatch_size, batch),
             train_batch_size_per_learner=batch // max(gpus, 1),
             use_kl_loss=False,
             vf_clip_param=1e6,
         )
         .rl_module(
             rl_module_spec=RLModuleSpec(
-                module_class=module_class(), model_config={"hidden": list(config["hidden"])}
+                module_class=module_class(), model_config={"hidden": list(config.hidden)}
             )
         )
-        .debugging(seed=config["seed"], log_level="ERROR")
+        .debugging(seed=config.seed, log_level="ERROR")
     )
 
 
@@ -327,9 +317,6 @@ def connect(address: str | None, env_runners: int, gpus: int) -> None:
     """``ray.init``: local by default; an existing cluster at ``address``, refused within
     seconds (:class:`ClusterError`) when nothing answers there."""
     ray = _ray()
-    env_vars = {
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    }
     quiet = {"logging_level": "ERROR", "log_to_driver": True}
     if address is None:
         ray.init(
@@ -337,7 +324,6 @@ def connect(address: str | None, env_runners: int, gpus: int) -> None:
             num_cpus=max(os.cpu_count() or 1, env_runners + 1),
             num_gpus=gpus or None,
             include_dashboard=False,
-            runtime_env={"env_vars": env_vars},
             **quiet,
         )
         return
@@ -376,36 +362,46 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
 
 
 class RLlibTrainer:
-    """One RLlib PPO run: the algorithm, the driver's copy of the league, the counters."""
+    """One RLlib PPO run: the algorithm, the driver's copy of the league and policy.
+    ``train/run.py`` drives it; an update (RLlib's ``train()``) is never cut short."""
 
-    def __init__(self, config: dict[str, Any], rules: Rules, args: argparse.Namespace):
+    interruptible = False
+    policy_name = "policy.pt"
+
+    def __init__(self, settings: run.Settings, console: run.Console):
         from train.league import League
 
-        self.config = config
-        self.rules = rules
-        self.players = config["players"]
-        self.env_runners = args.env_runners
-        self.algo = algorithm_config(config, rules, args.env_runners, args.gpus).build_algo()
-        # The driver's league holds the snapshots that every runner's league copies.
-        self.actor = build_network(OBS_SIZE, config["hidden"], NUM_ACTIONS)
-        self.league = League(
-            config["league"],
-            rules,
-            self.players,
-            1,
-            self.actor,
-            config["seed"],
-            torch.device("cpu"),
-        )
-        self.update = 0
-        self.global_step = 0
-        self.episodes = 0
-        self.elapsed = 0.0
-        self.best_rate = -1.0
-        self.warm_started = config["warm_start"] == "none"
-        self.evaluations: list[dict[str, Any]] = []
+        config = self.config = settings.config
+        self.rules = settings.rules
+        self.players = config.players
+        self.env_runners = settings.flags["env_runners"]
+        self.gpus = settings.flags["gpus"]
+        self.address = settings.flags["address"]
+        self.obs_size, self.num_actions = obs_size(self.rules), self.rules.num_actions
+        self.algo = None
         self.runners: list[dict[str, Any]] = []
-        self.group.foreach_env_runner(functools.partial(_seed_runner, seed=config["seed"]))
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        where = self.address or "this machine"
+        console.say(f"  starting Ray on {where} and RLlib's PPO with {self.env_runners} runners")
+        try:
+            connect(self.address, self.env_runners, self.gpus)
+            algorithm = algorithm_config(config, self.rules, self.env_runners, self.gpus)
+            self.algo = algorithm.build_algo()
+            # The driver's league holds the snapshots that every runner's league copies.
+            self.actor = build_network(self.obs_size, list(config.hidden), self.num_actions)
+            self.league = League(
+                config.league, self.rules, self.players, 1, self.actor, config.seed,
+                torch.device("cpu"),
+            )  # fmt: skip
+            self.group.foreach_env_runner(functools.partial(_seed_runner, seed=config.seed))
+            if settings.saved is not None:
+                self.restore(settings.saved)
+            else:
+                self.pull_actor()  # the learner's first weights, for the first evaluation
+        except BaseException:  # Ctrl-C or an error while Ray starts: leave nothing running
+            self.close()
+            raise
 
     @property
     def group(self):
@@ -437,17 +433,7 @@ class RLlibTrainer:
     def push_league(self, snapshots: bool = False) -> list[dict[str, Any]]:
         """Send ``current`` (and the snapshots) to every runner; note what each has done."""
         current = {k: v.clone() for k, v in self.actor.state_dict().items()}
-        held = None
-        if snapshots:
-            held = {
-                "weights": [
-                    {k: v.clone() for k, v in net.state_dict().items()}
-                    for net in self.league.snapshots
-                ],
-                "updates": list(self.league.snapshot_updates),
-                "filled": self.league.filled,
-                "next_slot": self.league.next_slot,
-            }
+        held = self.league.snapshots_state() if snapshots else None
         results = self.group.foreach_env_runner(
             functools.partial(_push_league, current=current, snapshots=held)
         )
@@ -456,25 +442,34 @@ class RLlibTrainer:
 
     # --- training ---------------------------------------------------------------------------
 
-    def warm_start(self) -> dict[str, float]:
+    def warm_start(self, console: run.Console) -> dict[str, float]:
         """``train/ppo.py``'s warm start (imitation of the ``warm_start`` bot), on the driver;
         the weights then go to the learner and the runners."""
         from train.imitation import warm_start
 
-        config = self.config
-        started = time.perf_counter()
-        actor, critic = make_networks(OBS_SIZE, config["hidden"], NUM_ACTIONS)
-        generator = torch.Generator().manual_seed(config["seed"])
+        torch.manual_seed(self.config.seed)
+        actor, critic = self._warm_start_networks()
+        generator = torch.Generator().manual_seed(self.config.seed)
         stats = warm_start(
-            config, self.rules, self.players, actor, critic, generator, torch.device("cpu")
-        )
+            self.config, self.rules, self.players, actor, critic, generator,
+            torch.device("cpu"), console,
+        )  # fmt: skip
         self.set_module_state(actor, critic)
         self.push_league()
-        self.elapsed += time.perf_counter() - started
-        self.warm_started = True
         return stats
 
-    def train(self) -> dict[str, float]:
+    def warm_start_seconds(self) -> float:
+        from train.imitation import estimate_seconds
+
+        actor, critic = self._warm_start_networks()
+        return estimate_seconds(
+            self.config, self.rules, self.players, actor, critic, torch.device("cpu")
+        )
+
+    def _warm_start_networks(self) -> tuple[torch.nn.Module, torch.nn.Module]:
+        return make_networks(self.obs_size, list(self.config.hidden), self.num_actions)
+
+    def train(self, counters: run.Counters) -> run.Update:
         """One RLlib iteration (sample on every runner, one PPO update), then the league."""
         from ray.rllib.utils.metrics import (
             ENV_RUNNER_RESULTS,
@@ -483,102 +478,104 @@ class RLlibTrainer:
             NUM_EPISODES,
         )
 
-        started = time.perf_counter()
         result = self.algo.train()
-        self.update += 1
+        update = counters.update + 1
         self.pull_actor()
-        snapshot = self.update % self.config["league"]["snapshot_every"] == 0
+        snapshot = update % self.config.league.snapshot_every == 0
         if snapshot:
-            self.league.add_snapshot(self.update)
+            self.league.add_snapshot(update)
         self.push_league(snapshots=snapshot)
-        seconds = time.perf_counter() - started
-        self.elapsed += seconds
         runners = result.get(ENV_RUNNER_RESULTS, {})
-        steps = int(runners.get(NUM_ENV_STEPS_SAMPLED, 0))
-        self.global_step += steps
-        self.episodes += int(runners.get(NUM_EPISODES, 0))
-        return {
-            "steps": steps,
-            "steps_per_second": steps / seconds,
-            "episode_return_mean": float(runners.get(EPISODE_RETURN_MEAN, float("nan"))),
-        }
-
-    def evaluate(self):
-        from train.evaluation import evaluate
-
-        config = self.config
-        name = config["eval_opponent"]
-        opponent = load_agent(name, self.rules, self.players, seed=config["seed"])
-        actor = build_network(OBS_SIZE, config["hidden"], NUM_ACTIONS)
-        actor.load_state_dict(self.actor.state_dict())
-        result = evaluate(
-            TorchPolicyAgent(actor), opponent, name, self.rules, self.players,
-            config["eval_matches"], seed=config["seed"] + 100_003,
-        )  # fmt: skip
-        self.evaluations.append(result.row(self.update, self.global_step, self.elapsed / 60))
-        return result
-
-    # --- checkpoints ------------------------------------------------------------------------
-
-    def policy_data(self) -> dict[str, Any]:
-        return policy_record(
-            self.actor, self.config["hidden"], self.rules.to_dict(), [self.players]
+        stats = {"episode_return_mean": float(runners.get(EPISODE_RETURN_MEAN, float("nan")))}
+        return run.Update(
+            int(runners.get(NUM_ENV_STEPS_SAMPLED, 0)), int(runners.get(NUM_EPISODES, 0)), stats
         )
 
-    def save(self, out: Path) -> None:
-        """RLlib's checkpoint with the driver's state beside it, and ``policy.pt``."""
-        path = out / "checkpoint"
-        self.algo.save_to_path(str(path.resolve()))
+    # --- the run harness's side -------------------------------------------------------------
+
+    def capture(self) -> dict[str, Any]:
+        """The driver's policy (a copy); the algorithm itself is saved as it is, which is
+        the same update since updates are never cut short."""
+        return policy_record(
+            self.actor, list(self.config.hidden), self.rules.to_dict(), [self.players]
+        )
+
+    def policy_agent(self, captured: dict[str, Any]) -> TorchPolicyAgent:
+        actor = build_network(self.obs_size, list(self.config.hidden), self.num_actions)
+        actor.load_state_dict(captured["state_dict"])
+        return TorchPolicyAgent(actor)
+
+    def write_policy(self, captured: dict[str, Any], path: Path) -> None:
+        write_atomic(path, captured)
+
+    def write_checkpoint(self, captured: Any, counters: run.Counters, out: Path) -> Path:
+        """RLlib's checkpoint with the driver's state beside it, written to
+        ``checkpoint.new/`` and renamed to ``checkpoint/``."""
+        final, fresh, old = out / "checkpoint", out / "checkpoint.new", out / "checkpoint.old"
+        shutil.rmtree(fresh, ignore_errors=True)
+        self.algo.save_to_path(str(fresh.resolve()))
         write_atomic(
-            path / DRIVER_STATE,
+            fresh / DRIVER_STATE,
             {
-                "config": json.dumps(self.config),
+                "config": json.dumps(self.config.to_dict()),
                 "league": self.league.get_state(),
-                "counters": {
-                    "update": self.update,
-                    "global_step": self.global_step,
-                    "episodes": self.episodes,
-                    "elapsed": self.elapsed,
-                    "best_rate": self.best_rate,
-                    "warm_started": self.warm_started,
-                },
-                "evaluations": json.dumps(self.evaluations),
+                "counters": counters.to_dict(),
+                "flags": {"env_runners": self.env_runners, "gpus": self.gpus},
             },
         )
-        write_atomic(out / "policy.pt", self.policy_data())
+        shutil.rmtree(old, ignore_errors=True)
+        if final.exists():
+            os.replace(final, old)
+        os.replace(fresh, final)
+        shutil.rmtree(old, ignore_errors=True)
+        return final
 
-    def restore(self, path: Path) -> None:
-        """Continue the run saved in the checkpoint directory ``path``."""
-        driver = path / DRIVER_STATE
-        if not driver.is_file():
-            raise CheckpointError(
-                f"checkpoint {str(path)!r} has no {DRIVER_STATE}; --resume needs the "
-                "checkpoint/ directory written by train/rllib_ppo.py"
-            )
-        data = torch.load(driver, map_location="cpu", weights_only=True)
-        saved = json.loads(data["config"])
-        for key in ("hidden", "players", "num_envs"):
-            if saved[key] != self.config[key]:
-                raise CheckpointError(
-                    f"checkpoint {str(path)!r} was trained with {key}={saved[key]!r}; this "
-                    f"run has {key}={self.config[key]!r} (they must match to resume)"
-                )
-        self.algo.restore_from_path(str(path.resolve()))
+    def restore(self, saved: run.Saved) -> None:
+        """Continue the run saved in the checkpoint directory ``saved.path``."""
+        self.algo.restore_from_path(str(saved.path.resolve()))
         self.pull_actor()
-        self.league.set_state(data["league"])
-        counters = data["counters"]
-        self.update = int(counters["update"])
-        self.global_step = int(counters["global_step"])
-        self.episodes = int(counters["episodes"])
-        self.elapsed = float(counters["elapsed"])
-        self.best_rate = float(counters["best_rate"])
-        self.warm_started = bool(counters["warm_started"])
-        self.evaluations = json.loads(data["evaluations"])
+        self.league.set_state(saved.data["league"])
         self.group.sync_weights(from_worker_or_learner_group=self.algo.learner_group)
         self.push_league(snapshots=True)
 
-    def stop(self) -> None:
-        self.algo.stop()
+    def scores(self, captured: Any) -> dict[str, float]:
+        return {}  # the runners' envs do not count them
+
+    def describe(self) -> str:
+        config = self.config
+        return (
+            f"{self.env_runners} env runners x {config.num_envs} league games x "
+            f"{config.rollout_steps} decisions per update, MLP {list(config.hidden)}"
+        )
+
+    def extra_summary(self) -> dict[str, Any]:
+        return {
+            "env_runners": self.env_runners,
+            "runners": self.runners,
+            "current_checksum": checksum(self.actor),
+            "snapshots_filled": self.league.filled,
+        }
+
+    def close(self) -> None:
+        ray = sys.modules.get("ray")
+        if self.algo is not None:
+            self.algo.stop()
+            self.algo = None
+        if ray is not None and ray.is_initialized():
+            ray.shutdown()
+
+
+def read_checkpoint(path: Path) -> run.Saved:
+    """A ``checkpoint/`` directory written here, for ``--resume``."""
+    driver = path / DRIVER_STATE
+    if not driver.is_file():
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} has no {DRIVER_STATE}; --resume needs the "
+            "checkpoint/ directory written by train/rllib_ppo.py"
+        )
+    data = torch.load(driver, map_location="cpu", weights_only=True)
+    counters = run.Counters.from_dict(data["counters"], data.get("evaluations"))
+    return run.Saved(path, json.loads(data["config"]), data.get("flags", {}), counters, data)
 
 
 def export_policy(checkpoint: str | Path, path: str | Path) -> None:
@@ -602,53 +599,6 @@ def export_policy(checkpoint: str | Path, path: str | Path) -> None:
     )
 
 
-# --- the command line -----------------------------------------------------------------------
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python train/rllib_ppo.py",
-        description="Masked self-play PPO for 101 on Ray RLlib (defaults: "
-        "configs/train/ppo.yaml), locally or on a Ray cluster (--address).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    parser.add_argument(
-        "--config", default=None, help="training config YAML (default: configs/train/ppo.yaml)"
-    )
-    for flag, (_, kind, text) in FLAGS.items():
-        parser.add_argument(flag, type=str, default=None, help=f"{text} ({kind.__name__})")
-    parser.add_argument("--env-runners", type=int, default=2, help="RLlib env runners")
-    parser.add_argument("--gpus", type=int, default=0, help="learners on GPUs (0: CPU)")
-    parser.add_argument(
-        "--address", default=None, help="a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT"
-    )
-    parser.add_argument("--resume", default=None, help="checkpoint/ directory of a run")
-    parser.add_argument(
-        "--measure",
-        type=float,
-        default=0.0,
-        metavar="SECONDS",
-        help="only measure: every runner samples for SECONDS; print the steps/s",
-    )
-    parser.add_argument(
-        "--export",
-        nargs=2,
-        metavar=("CHECKPOINT_DIR", "POLICY_PT"),
-        default=None,
-        help="convert a checkpoint/ directory to a kit policy file, then stop",
-    )
-    parser.add_argument(
-        "overrides",
-        nargs="*",
-        metavar="key=value",
-        help="override any config key, e.g. learning_rate=1e-4 league.expert=0.5",
-    )
-    args = parser.parse_intermixed_args(argv)
-    if args.env_runners < 0 or args.gpus < 0:
-        raise ConfigError("--env-runners and --gpus are not allowed below 0")
-    return args
-
-
 def measure(trainer: RLlibTrainer, seconds: float) -> dict[str, Any]:
     """Every runner samples for ``seconds`` at once: their learner decisions per second."""
     results = [
@@ -661,153 +611,111 @@ def measure(trainer: RLlibTrainer, seconds: float) -> dict[str, Any]:
     total = sum(r["decisions"] / r["seconds"] for r in results)
     return {
         "env_runners": len(results),
-        "num_envs": trainer.config["num_envs"],
+        "num_envs": trainer.config.num_envs,
         "per_runner": [round(r["decisions"] / r["seconds"]) for r in results],
         "steps_per_second": round(total),
     }
 
 
-def run(trainer: RLlibTrainer, args: argparse.Namespace) -> dict[str, Any]:
-    config = trainer.config
-    out = Path(config["out"])
-    budget = config["minutes"] * 60 if config["minutes"] else float("inf")
-    session_start = time.perf_counter()
-    last_checkpoint = last_eval = session_start
+# --- the command line -----------------------------------------------------------------------
 
-    def evaluate() -> None:
-        from train.ppo import write_evaluations
 
-        result = trainer.evaluate()
-        if result.rate > trainer.best_rate:
-            trainer.best_rate = result.rate
-            write_atomic(out / "best.pt", trainer.policy_data())
-        write_evaluations(out / "evaluations.csv", trainer.evaluations)
-        print(f"update {trainer.update} step {trainer.global_step:,}: {result.describe()}")
-
-    if not trainer.warm_started:
-        stats = trainer.warm_start()
-        print(
-            f"warm start: imitated {config['warm_start']}: agreement "
-            f"{stats.get('agreement', 0):.3f}, value error {stats.get('value_loss', 0):.3f}",
-            flush=True,
-        )
-    if trainer.update == 0 and config["eval_every_minutes"]:
-        evaluate()
-    interrupted = False
-    try:
-        while trainer.global_step < config["total_steps"]:
-            if time.perf_counter() - session_start >= budget:
-                break
-            stats = trainer.train()
-            print(
-                f"update {trainer.update} step {trainer.global_step:,}: "
-                f"{stats['steps_per_second']:,.0f} steps/s, "
-                f"return {stats['episode_return_mean']:.3f}",
-                flush=True,
-            )
-            now = time.perf_counter()
-            if (
-                config["eval_every_minutes"]
-                and now - last_eval >= 60 * config["eval_every_minutes"]
-            ):
-                evaluate()
-                last_eval = time.perf_counter()
-            if now - last_checkpoint >= 60 * config["checkpoint_every_minutes"]:
-                trainer.save(out)
-                last_checkpoint = time.perf_counter()
-    except KeyboardInterrupt:
-        interrupted = True
-        print("interrupted: saving the last finished update", flush=True)
-    if (
-        not interrupted
-        and config["eval_every_minutes"]
-        and (not trainer.evaluations or trainer.evaluations[-1]["update"] != trainer.update)
-    ):
-        evaluate()
-    trainer.save(out)
-    summary = {
-        "updates": trainer.update,
-        "learner_steps": trainer.global_step,
-        "episodes": trainer.episodes,
-        "minutes": round(trainer.elapsed / 60, 2),
-        "steps_per_second": round(trainer.global_step / max(trainer.elapsed, 1e-9)),
-        "env_runners": trainer.env_runners,
-        "runners": trainer.runners,
-        "current_checksum": checksum(trainer.actor),
-        "snapshots_filled": trainer.league.filled,
-        "interrupted": interrupted,
-        "latest_evaluation": trainer.evaluations[-1] if trainer.evaluations else None,
-        "best_rate": trainer.best_rate if trainer.evaluations else None,
-        "out": config["out"],
-    }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(
-        f"{trainer.update} updates, {trainer.global_step:,} learner decisions in "
-        f"{trainer.elapsed / 60:.1f} min ({summary['steps_per_second']:,} steps/s); "
-        f"written to {out}",
-        flush=True,
+def _add_arguments(parser) -> None:
+    parser.add_argument(
+        "--measure",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="only measure: every runner samples for SECONDS; print the decisions/s",
     )
-    return summary
+    parser.add_argument(
+        "--export",
+        nargs=2,
+        metavar=("CHECKPOINT_DIR", "POLICY_PT"),
+        default=None,
+        help="convert a checkpoint/ directory to a kit policy file, then stop",
+    )
+
+
+SPEC = run.Spec(
+    prog="python train/rllib_ppo.py",
+    description="Masked self-play PPO for 101 on Ray RLlib (defaults: configs/train/ppo.yaml), "
+    "locally or on a Ray cluster (--address).",
+    checkpoint="runs/rllib/checkpoint",
+    build=RLlibTrainer,
+    read_checkpoint=read_checkpoint,
+    outputs="checkpoint/, policy.pt, best.pt, evaluations.csv, summary.json, tb/",
+    flags=(
+        run.Flag(
+            "--env-runners",
+            int,
+            2,
+            "RLlib env runners, one CPU each",
+            saved=True,
+            check=lambda v: v >= 0,
+            allowed="an integer >= 0",
+        ),
+        run.Flag(
+            "--gpus",
+            int,
+            0,
+            "learners on GPUs (0: one learner on the CPU)",
+            saved=True,
+            check=lambda v: v >= 0,
+            allowed="an integer >= 0",
+        ),
+        run.Flag(
+            "--address", str, None, "a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT"
+        ),
+    ),
+    # train/ppo.py's alone; the runners' env trains the league games only, and the learner
+    # device is --gpus's
+    unsupported={"self_play_games": 0, "anneal_lr": False, "target_kl": 0.0, "device": "cpu"},
+    add_arguments=_add_arguments,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ray = None
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--export" in argv:
+        return _export(argv)
+    if any(arg == "--measure" or arg.startswith("--measure=") for arg in argv):
+        return _measure(argv)
+    return run.main(SPEC, argv)
+
+
+def _export(argv: list[str]) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=SPEC.prog)
+    parser.add_argument("--export", nargs=2, required=True, metavar=("CHECKPOINT_DIR", "POLICY"))
+    args = parser.parse_args(argv)
+    try:
+        export_policy(*args.export)
+    except run.user_errors() as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.export[1]}")
+    return 0
+
+
+def _measure(argv: list[str]) -> int:
     trainer = None
     try:
-        args = parse_args(argv)
-        if args.export:
-            export_policy(*args.export)
-            print(f"wrote {args.export[1]}")
-            return 0
-        config = load_config(args.config, flag_values(args, FLAGS), args.overrides)
-        if config["self_play_games"]:
-            raise ConfigError(
-                f"self_play_games={config['self_play_games']} is train/ppo.py's; "
-                "allowed here: 0 (RLlib trains the league games only)"
-            )
-        rules = load_rules(config["rules"])
-        rules.check_players(config["players"])
-        load_agent(config["eval_opponent"], rules, config["players"])  # a bad name fails now
-        out = Path(config["out"])
-        if out.exists() and not out.is_dir():
-            raise ConfigError(f"out={str(out)!r} is a file; allowed: a directory path")
-        resume = Path(args.resume) if args.resume else None
-        if resume is not None and not (resume / DRIVER_STATE).is_file():
-            raise CheckpointError(
-                f"checkpoint {str(resume)!r} has no {DRIVER_STATE}; --resume needs the "
-                "checkpoint/ directory written by train/rllib_ppo.py"
-            )
-        if config["threads"]:
-            torch.set_num_threads(config["threads"])
-        ray = _ray()
-        connect(args.address, args.env_runners, args.gpus)
-        out.mkdir(parents=True, exist_ok=True)
-        trainer = RLlibTrainer(config, rules, args)
-        if resume is not None:
-            trainer.restore(resume)
-        if args.measure:
-            print(json.dumps(measure(trainer, args.measure)), flush=True)
-            return 0
-        run(trainer, args)
+        settings = run.parse(SPEC, argv)
+        trainer = RLlibTrainer(settings, run.Console(False))
+        print(json.dumps(measure(trainer, settings.args.measure)), flush=True)
         return 0
-    except (
-        ConfigError,
-        RulesError,
-        AgentError,
-        CheckpointError,
-        ClusterError,
-        ValueError,
-    ) as error:
+    except run.user_errors() as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     finally:
         if trainer is not None:
-            trainer.stop()
-        if ray is not None and ray.is_initialized():
-            ray.shutdown()
+            trainer.close()
 
 
 if __name__ == "__main__":
-    from train.rllib_ppo import main as _main  # so that the runners unpickle by reference
+    # the runners unpickle this module's functions by reference: run it as train.rllib_ppo
+    from train.rllib_ppo import main as _main
 
     sys.exit(_main())

@@ -14,9 +14,6 @@ import json
 import sys
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 import yaml
 
 from agents.checkpoint import CheckpointError, read, write_atomic

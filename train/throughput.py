@@ -15,33 +15,32 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import torch
 
 from agents.registry import load as load_agent
 from sto_odno_env.gym_env import StoOdnoVectorEnv
-from sto_odno_env.observation import OBS_SIZE
-from train import ppo
+from train import ppo, run
 
 
 def trainer_rate(seconds: float, overrides: list[str]) -> tuple[float, float]:
     """(decisions/s of collection + update, decisions/s of collection alone)."""
-    trainer, _ = ppo.prepare(["--out", "/tmp/sto-odno-throughput", *overrides])
-    trainer.learn(trainer.collect())  # warm up
+    settings = run.parse(ppo.SPEC, ["--out", "/tmp/sto-odno-throughput", *overrides])
+    trainer = ppo.PPO(settings)
+    counters = run.Counters()
+    trainer.train(counters)  # warm up
     steps = collect_time = total_time = 0.0
     while total_time < seconds:
         started = time.perf_counter()
-        buffer = trainer.collect()
+        trainer.rollout()  # the same calls as PPO.train, timed apart
+        self_play = trainer.self_play_rollout()
         collected = time.perf_counter()
-        trainer.learn(buffer)
+        advantages, returns = trainer.gae()
+        trainer.update(advantages, returns, self_play, counters.global_step)
         total_time += time.perf_counter() - started
         collect_time += collected - started
-        steps += trainer.decisions_per_update
+        steps += trainer.batch_size
     return steps / total_time, steps / collect_time
 
 
@@ -63,8 +62,10 @@ def env_rate(opponent, batch: int, seconds: float) -> float:
 
 def inference_rate(agent, batch: int, seconds: float) -> float:
     """Decisions per second of the policy's forward pass (with masking) at ``batch``."""
-    observations = np.random.default_rng(0).random((batch, OBS_SIZE), dtype=np.float32)
-    masks = np.ones((batch, 42), dtype=np.int8)
+    network = agent.network  # sized by the rules it was trained for
+    width, actions = network[0].in_features, network[-1].out_features
+    observations = np.random.default_rng(0).random((batch, width), dtype=np.float32)
+    masks = np.ones((batch, actions), dtype=np.int8)
     agent.act(observations, masks)
     calls, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
