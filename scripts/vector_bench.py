@@ -1,15 +1,18 @@
 """Vector env with a policy opponent, with and without ``ready_share``: one table.
 
-``python scripts/vector_bench.py [--policy NAME] [--batch N] [--shares 0.9,0.95]
+``python scripts/vector_bench.py [--policy NAME] [--batch N] [--shares 0.7,0.9]
 [--seconds S] [--repeats R]``
 
-Every repeat measures each mode in turn (off, then each share), so a busy machine slows
-them alike: read the ratios. A mode's figure is the median over the repeats of its
-learner steps per second: the learner's decisions applied (every game per step without
-the option; the games that were ready with it) over the time spent in ``env.step``. The
-learner plays random legal actions, chosen outside the timed calls. 'rounds' is the
-engine calls per step (the learner's move and each round of opponent moves), 'ready' the
-share of the games at the learner's turn when a step returns.
+All modes (off, then each share) run in one process, interleaved step by step, so a
+busy machine slows them alike; each repeat gives every mode about ``--seconds`` of
+stepping, and a figure is the median over the repeats. Learner steps are the learner's
+decisions applied (every game per step without the option, the games that were ready
+with it); the rate is over the time spent in ``env.step`` by the wall clock, and by the
+process's CPU clock (steadier on a shared machine: it leaves out the time other
+processes hold the core). The learner plays random legal actions, chosen outside the
+timed calls. 'engine calls' counts the engine calls per step (the learner's moves and
+each round of opponent moves), 'ready' the share of the games at the learner's turn when
+a step returns.
 """
 
 from __future__ import annotations
@@ -29,41 +32,46 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 import numpy as np
 
 
-def measure(opponent, batch: int, share: float | None, seconds: float, seed: int = 0):
-    """(learner steps/s, engine calls per step, mean ready share) of one timed run."""
-    from sto_odno_env.gym_env import StoOdnoVectorEnv
+class Mode:
+    """One vector env and its counters."""
 
-    env = StoOdnoVectorEnv(num_envs=batch, opponents=opponent, ready_share=share)
-    games = env.games
-    calls = [0]
-    engine_step = games._engine_step
+    def __init__(self, opponent, batch: int, share: float | None, seed: int):
+        from sto_odno_env.gym_env import StoOdnoVectorEnv
 
-    def counted(*args, **kwargs):  # counts the rounds (one engine call each)
-        calls[0] += 1
-        return engine_step(*args, **kwargs)
+        self.share = share
+        self.env = StoOdnoVectorEnv(num_envs=batch, opponents=opponent, ready_share=share)
+        games = self.env.games
+        engine_step = games._engine_step
+        self.calls = 0
 
-    games._engine_step = counted
-    _, infos = env.reset(seed=seed)
-    ready = np.ones(batch, dtype=bool)
-    generator = np.random.default_rng(seed)
-    for _ in range(5):  # to the steady state of stragglers
-        masks = infos["action_mask"]
-        _, _, _, _, infos = env.step((generator.random(masks.shape) * masks).argmax(1))
-        ready = infos.get("ready", ready)
-    steps = calls[0] = 0
-    elapsed = 0.0
-    ready_shares = []
-    while elapsed < seconds:
-        masks = infos["action_mask"]
-        actions = (generator.random(masks.shape) * masks).argmax(1)
-        started = time.perf_counter()
-        _, _, _, _, infos = env.step(actions)
-        elapsed += time.perf_counter() - started
-        steps += int(np.count_nonzero(ready))  # the decisions this step applied
-        ready = infos.get("ready", np.ones(batch, dtype=bool))
-        ready_shares.append(float(ready.mean()))
-    env.close()
-    return steps / elapsed, calls[0] / len(ready_shares), statistics.fmean(ready_shares)
+        def counted(*args, **kwargs):  # one engine call per round
+            self.calls += 1
+            return engine_step(*args, **kwargs)
+
+        games._engine_step = counted
+        self.clear()
+        _, self.infos = self.env.reset(seed=seed)
+        self.ready = np.ones(batch, dtype=bool)
+        self.generator = np.random.default_rng(seed)
+        for _ in range(5):  # to the steady state of stragglers
+            self.step()
+        self.clear()
+
+    def clear(self) -> None:
+        self.steps = self.calls = self.count = 0
+        self.wall = self.cpu = self.ready_sum = 0.0
+
+    def step(self) -> None:
+        masks = self.infos["action_mask"]
+        actions = (self.generator.random(masks.shape) * masks).argmax(1)
+        wall, cpu = time.perf_counter(), time.process_time()
+        _, _, _, _, self.infos = self.env.step(actions)
+        self.cpu += time.process_time() - cpu
+        self.wall += time.perf_counter() - wall
+        self.steps += int(np.count_nonzero(self.ready))  # the decisions this step applied
+        self.ready = self.infos.get("ready", np.ones(len(actions), dtype=bool))
+        self.ready_sum += float(self.ready.mean())
+        self.count += 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,9 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", default="ppo-classic-2p", help="opponent (registry name)")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--batch", type=int, default=8192)
-    parser.add_argument("--shares", default="0.9,0.95", help="ready_share values, commas")
-    parser.add_argument("--seconds", type=float, default=4.0, help="per measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--shares", default="0.7,0.9", help="ready_share values, commas")
+    parser.add_argument("--seconds", type=float, default=4.0, help="per mode and repeat")
+    parser.add_argument("--repeats", type=int, default=5, help="runs per figure (median)")
     args = parser.parse_args(argv)
     try:
         shares = [float(share) for share in args.shares.split(",") if share.strip()]
@@ -89,31 +97,47 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     opponent = load_agent(args.policy, "classic", args.players)
-    modes: list[float | None] = [None, *shares]
-    figures: dict[float | None, list[tuple[float, float, float]]] = {m: [] for m in modes}
+    modes = [Mode(opponent, args.batch, share, seed=0) for share in [None, *shares]]
+    results: list[list[tuple[float, float, float, float]]] = [[] for _ in modes]
     for _ in range(args.repeats):
         for mode in modes:
-            figures[mode].append(measure(opponent, args.batch, mode, args.seconds))
-    base = statistics.median(rate for rate, _, _ in figures[None])
+            mode.clear()
+        while min(mode.wall for mode in modes) < args.seconds:
+            for mode in modes:
+                mode.step()
+        for mode, rows in zip(modes, results, strict=True):
+            rows.append(
+                (
+                    mode.steps / mode.wall,
+                    mode.steps / mode.cpu,
+                    mode.calls / mode.count,
+                    mode.ready_sum / mode.count,
+                )
+            )
     print(
         f"vector env, {args.players} players, batch {args.batch}, {args.policy} opponent, "
-        f"torch threads 1, medians of {args.repeats} x {args.seconds:g} s"
+        f"torch threads 1; modes interleaved step by step, medians of {args.repeats} "
+        f"repeats x {args.seconds:g} s"
     )
     print(
-        f"| {'ready_share':>11} | {'learner steps/s':>15} | {'min':>9} | {'max':>9} "
-        f"| {'vs off':>6} | {'rounds':>6} | {'ready':>5} |"
+        "| ready_share | learner steps/s (wall) | vs off | learner steps/s (CPU) | vs off "
+        "| engine calls | ready |"
     )
-    print(f"|{'-' * 13}|{'-' * 17}|{'-' * 11}|{'-' * 11}|{'-' * 8}|{'-' * 8}|{'-' * 7}|")
-    for mode in modes:
-        rates = [rate for rate, _, _ in figures[mode]]
-        median = statistics.median(rates)
-        rounds = statistics.median(r for _, r, _ in figures[mode])
-        ready = statistics.median(r for _, _, r in figures[mode])
-        name = "off" if mode is None else f"{mode:g}"
+    print("|---|---|---|---|---|---|---|")
+    off = results[0]
+    for mode, rows in zip(modes, results, strict=True):
+        name = "off" if mode.share is None else f"{mode.share:g}"
+        # Ratios per repeat (the modes of one repeat shared the machine), then the median.
+        wall_ratio = statistics.median(r[0] / o[0] for r, o in zip(rows, off, strict=True))
+        cpu_ratio = statistics.median(r[1] / o[1] for r, o in zip(rows, off, strict=True))
         print(
-            f"| {name:>11} | {median:>15,.0f} | {min(rates):>9,.0f} | {max(rates):>9,.0f} "
-            f"| {median / base:>5.2f}x | {rounds:>6.1f} | {ready:>5.3f} |"
+            f"| {name} | {statistics.median(r[0] for r in rows):,.0f} | {wall_ratio:.2f}x "
+            f"| {statistics.median(r[1] for r in rows):,.0f} | {cpu_ratio:.2f}x "
+            f"| {statistics.median(r[2] for r in rows):.1f} "
+            f"| {statistics.median(r[3] for r in rows):.3f} |"
         )
+    for mode in modes:
+        mode.env.close()
     return 0
 
 

@@ -27,7 +27,10 @@ episode's first observation) and the observation it acts on. A game's episode is
 same sequence of observations, actions and rewards as without the option; only the step
 in which each of its decisions arrives changes. Opponents that draw from a stream shared
 by all games (random play, sampling networks) make other draws, as they do at another
-batch size.
+batch size. The engine's own loop over forced decisions (one legal action: a chain of
+them follows a cover, a draw, a round's end) has the same shape, so with the option this
+layer applies them itself, one per round of moves, carried over like the opponents'
+moves; the learner still never sees one.
 """
 
 from __future__ import annotations
@@ -238,7 +241,7 @@ class LearnerGames:
             turn = np.ones(B, dtype=bool)
             self._clear_pending()
         else:
-            turn = state.current_player == self.learner  # the stragglers play on
+            turn = self._ready()  # the stragglers play on
         self._restarted[turn] = False
         acting_mask = turn if skip is None else turn & ~skip
         if self.illegal_action == "raise":
@@ -269,7 +272,7 @@ class LearnerGames:
         else:
             in_play = B if skip is None else B - int(np.count_nonzero(skip & turn))
             self._run_opponents(stragglers=in_play - math.ceil(share * in_play - 1e-9))
-            ready = state.current_player == self.learner
+            ready = self._ready()
         ended = (self._terminated | self._truncated) & ready
         live = ready & ~ended
         if skip is not None:
@@ -331,11 +334,21 @@ class LearnerGames:
         self._autoplay_cache = engine.Autoplay(seats, policy.act_bits)
         return self._autoplay_cache
 
-    def _engine_step(self, games: np.ndarray, actions: np.ndarray) -> None:
+    def _engine_step(
+        self, games: np.ndarray, actions: np.ndarray, resolve_forced: bool = False
+    ) -> None:
         state = self.state
         if self.reward_mode == "round":
             in_before = state.in_match[games].copy()
-        _, step_rewards, _ = engine.step(state, actions, games=games, autoplay=self._autoplay())
+        autoplay = self._autoplay()
+        # With ready_share the forced decisions (one legal action) are left to this layer,
+        # which applies them with the next round of moves: a chain of them in a handful of
+        # games then costs no engine pass of its own (the engine's loop over forced
+        # decisions has the stragglers' shape too). Autoplay resolves them in the engine.
+        resolve = resolve_forced or self.ready_share is None or autoplay is not None
+        _, step_rewards, _ = engine.step(
+            state, actions, games=games, autoplay=autoplay, resolve_forced=resolve
+        )
         learner = self.learner[games].astype(np.intp)
         gained = step_rewards[games, learner]
         if self.reward_mode == "round":
@@ -350,6 +363,8 @@ class LearnerGames:
         return the games that restarted."""
         state = self.state
         learner_out = ((state.in_match[games].astype(np.intp) >> self.learner[games]) & 1) == 0
+        if self.ready_share is not None and learner_out.any():
+            self._settle_after_elimination(games[learner_out])
         truncated = state.truncated[games]
         terminated = state.terminated[games] | (learner_out & ~truncated)
         ended = terminated | truncated
@@ -367,6 +382,19 @@ class LearnerGames:
         self._end_episodes(fresh[terminated], self._terminated)
         self._end_episodes(fresh[~terminated], self._truncated)
         return restarted
+
+    def _settle_after_elimination(self, games: np.ndarray) -> None:
+        """The games among ``games`` (their learner is out) whose match plays on at a
+        forced decision: resolve it, and those that follow, in the engine. Without
+        ready_share the engine did so in the step that put the learner out, so the
+        episode's last observation (taken next) sees the match after them."""
+        state = self.state
+        bits = state.legal_bits[games]
+        over = state.terminated[games] | state.truncated[games]
+        forced = ~over & ((bits & (bits - np.uint64(1))) == 0)
+        if forced.any():
+            actions = np.bitwise_count(bits[forced] - np.uint64(1)).astype(np.int64)
+            self._engine_step(games[forced], actions, resolve_forced=True)
 
     def _end_episodes(self, games: np.ndarray, flags: np.ndarray) -> None:
         if not games.size:
@@ -393,18 +421,45 @@ class LearnerGames:
         """Let the opponents move until the learner is to act in every game but
         ``stragglers`` at most: each round of moves is one policy call per opponent
         position and one engine step for all games waiting."""
-        state = self.state
-        waiting = np.flatnonzero(state.current_player != self.learner)
+        waiting = np.flatnonzero(~self._ready())
         while waiting.size > stragglers:
             self._engine_step(waiting, self._opponent_moves(waiting))
             # A restarted game is among ``waiting``: its new match may open with an
             # opponent to act, which the filter below keeps.
             self._end_finished(waiting)
-            waiting = waiting[state.current_player[waiting] != self.learner[waiting]]
+            waiting = waiting[~self._ready(waiting)]
+
+    def _ready(self, games: np.ndarray | None = None) -> np.ndarray:
+        """Whether the learner is to decide in ``games`` (all by default): its turn, at a
+        decision that is not forced (those are left to this layer with ready_share)."""
+        state = self.state
+        if games is None:
+            ready = state.current_player == self.learner
+            bits = state.legal_bits
+        else:
+            ready = state.current_player[games] == self.learner[games]
+            bits = state.legal_bits[games]
+        if self.ready_share is not None:
+            ready &= (bits & (bits - np.uint64(1))) != 0
+        return ready
 
     def _opponent_moves(self, waiting: np.ndarray) -> np.ndarray:
         """The moves of the opponents to act in the games ``waiting``: one policy call per
         opponent position (or one call of the table of opponents)."""
+        state = self.state
+        if self.ready_share is not None:
+            bits = state.legal_bits[waiting]
+            forced = (bits & (bits - np.uint64(1))) == 0
+            if forced.any():  # the one legal action: its index is the popcount of bits - 1
+                actions = np.bitwise_count(bits - np.uint64(1)).astype(np.int64)
+                choosing = np.flatnonzero(~forced)
+                if choosing.size:
+                    actions[choosing] = self._policy_moves(waiting[choosing])
+                return actions
+        return self._policy_moves(waiting)
+
+    def _policy_moves(self, waiting: np.ndarray) -> np.ndarray:
+        """The opponents' choices in the games ``waiting`` (none at a forced decision)."""
         state = self.state
         P = self.players
         seats = state.current_player[waiting].astype(np.intp)

@@ -75,7 +75,6 @@ def _worker(connection, raw, batch: int, low: int, high: int, config: TableConfi
         shared["legal_bits"][:] = games.state.legal_bits
         shared["learner"][:] = games.learner
         shared["phase"][:] = games.state.phase
-        shared["ready"][:] = games.state.current_player == games.learner  # ready_share
 
     while True:
         command, argument = connection.recv()
@@ -84,11 +83,12 @@ def _worker(connection, raw, batch: int, low: int, high: int, config: TableConfi
                 break
             if command == "reset":
                 games.reset(seeds=argument)
+                shared["ready"][:] = True  # a reset plays every game to the learner's turn
                 publish()
                 connection.send(("ok", None))
             elif command == "step":
                 result = games.step(shared["actions"])
-                for name in ("reward", "terminated", "truncated", "illegal"):
+                for name in ("reward", "terminated", "truncated", "illegal", "ready"):
                     shared[name][:] = result[name]
                 final = result["final_observation"]
                 if final is not None:

@@ -203,6 +203,34 @@ def test_episodes_are_the_same_with_and_without_ready_share(case, share):
     assert_same_trajectories(expected, got)
 
 
+@pytest.mark.parametrize(
+    ("preset", "players", "changes"),
+    [
+        ("ukrainian", 3, {}),
+        ("encyclopedia", 4, {}),
+        ("nines", 2, {}),
+        ("yard", 3, {}),
+        ("classic", 3, {"deck": 52}),
+        ("classic", 2, {"last_card_call": True}),
+    ],
+)
+def test_other_rules_play_the_same_episodes(preset, players, changes):
+    """Other effects, decks and the last-card call (their own chains of forced decisions),
+    bots as opponents."""
+    rules = Rules.preset(preset).replace(target=30, max_turns=60, **changes)
+    runs = []
+    for ready_share in (None, 0.6):
+        bots = [ExpertAgent(rules, players), GreedyAgent(rules, players)]
+        opponents = [bots[seat % 2] for seat in range(players - 1)]
+        env = StoOdnoVectorEnv(
+            16, rules, players, opponents=opponents, ready_share=ready_share, reward="round"
+        )
+        runs.append(play_env(env, 40, seed=21))
+    (expected, _), (got, stats) = runs
+    assert stats.partial_steps > 10 and stats.ends >= 4
+    assert_same_trajectories(expected, got)
+
+
 def test_next_step_autoreset_with_ready_share_plays_the_same_episodes():
     """Gymnasium's next-step auto-reset (the step after an end returns the reset, its
     action ignored) combined with stragglers: the same episodes."""
