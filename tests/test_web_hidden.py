@@ -42,9 +42,9 @@ TABLES = [
     ("nines", 2, "expert"),
     ("encyclopedia", 3, "random"),
     ("ukrainian", 4, "greedy"),
-    ("steal.yaml", 5, "random"),  # classic with steal: five hands leave a stock of ten
+    ("steal.yaml", 5, "random"),  # five hands of seven leave no stock: every draw steals
 ]
-STEAL = "base: classic\nname: steal\nempty_stock: steal\n"
+STEAL = "base: classic\nname: steal\nplayers: [2, 5]\nhand_size: 7\nempty_stock: steal\n"
 FACE = re.compile(r'width="38" height="54" rx="4" fill="#fffdf7"')  # a card face up
 
 
@@ -99,6 +99,7 @@ def _watch(monkeypatch) -> dict[int, Seen]:
     def watched_play(self: WebMatch, action: int, move: int):
         if move == self.move and not self.over:
             seen[id(self)].last_round = int(self.state.round[0])
+            seen[id(self)].logged = 0  # the log starts anew at the human's decision
         play(self, action, move)
 
     monkeypatch.setattr(WebMatch, "_take", watched_take)

@@ -25,6 +25,8 @@ from ..rules import Rules
 from ..screen import Screen, event_text, match_result_lines
 from .view import seat_view
 
+MAX_LOG = 400  # log lines a page shows at most (after the human is out, the rest of a match)
+
 
 class MoveError(ValueError):
     """A move the match cannot take; ``status`` is the HTTP status it answers with."""
@@ -155,8 +157,9 @@ class WebMatch:
         )  # fmt: skip
         self.screen = Screen(io.StringIO())  # plain text, for the event texts only
         self.move = 0  # the human's decisions so far: the page's turn token
-        self.log: list[dict[str, Any]] = []  # what the human saw, in order
-        self.since = 0  # where in the log the human's last decision is
+        # What the human saw since its last decision (what the page shows); older lines are
+        # dropped, so a game's memory does not grow with the match.
+        self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
         self.result: dict[str, Any] | None = None
         self.rewards = np.zeros(players, dtype=np.float64)
@@ -188,7 +191,7 @@ class WebMatch:
             move=self.move,
             round_number=int(state.round[0]) + 1,
             turn=int(state.turn[0]) + 1,
-            since=self.log[self.since :],
+            since=self.log[-MAX_LOG:],
             rounds=self.rounds,
             result=self.result,
             baselines=baselines,
@@ -236,7 +239,7 @@ class WebMatch:
             except ValueError:
                 what = str(action)
             raise MoveError(f"illegal move: action {what} is not legal now; legal: {allowed}")
-        self.since = len(self.log)
+        self.log = []
         self.move += 1
         self._step(action, forced=False)
         self._advance()
