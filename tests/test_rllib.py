@@ -11,6 +11,7 @@ refused at once.
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import time
 from pathlib import Path
@@ -159,3 +160,23 @@ def test_address_where_nothing_answers_is_a_clear_error(tmp_path, capsys):
         error = capsys.readouterr().err
         assert f"--address {address}" in error or f"--address {address!r}" in error
         assert "ray start --head" in error or "allowed" in error
+
+
+@pytest.mark.slow
+def test_ctrl_c_waits_for_the_update_in_progress_then_saves_it(tmp_path):
+    from test_train import TrainerProcess, stopped
+
+    out = tmp_path / "run"
+    argv = ["--env-runners", "1", "--out", str(out), "--no-progress", *TINY]
+    process = TrainerProcess(argv, script="train/rllib_ppo.py")
+    process.wait_for("speed: ", timeout=300)  # Ray has started and an update has finished
+    text, _ = stopped(process, signal.SIGINT, group=True)  # as a terminal's Ctrl-C
+    assert "SIGINT during update" in text
+    driver = torch.load(out / "checkpoint" / rllib_ppo.DRIVER_STATE, weights_only=True)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["saved_update"] == driver["counters"]["update"] >= 1
+    exported = tmp_path / "exported.pt"  # the checkpoint's own policy: policy.pt's weights
+    assert rllib_ppo.main(["--export", str(out / "checkpoint"), str(exported)]) == 0
+    policy = read(out / "policy.pt")["state_dict"]
+    for key, value in read(exported)["state_dict"].items():
+        torch.testing.assert_close(policy[key], value)

@@ -496,12 +496,12 @@ def test_resume_takes_the_runs_settings_from_its_checkpoint(tmp_path):
 
 
 class TrainerProcess:
-    """``python train/ppo.py ARGV`` in its own process group, its output read as it comes."""
+    """``python SCRIPT ARGV`` in its own process group, its output read as it comes."""
 
-    def __init__(self, argv: list[str]):
+    def __init__(self, argv: list[str], script: str = "train/ppo.py"):
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(
-            [sys.executable, "train/ppo.py", *argv],
+            [sys.executable, script, *argv],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

@@ -54,32 +54,9 @@ else:  # loaded on first use, so that a bad command line fails before torch's se
     torch = deferred_import("torch")
 
 # --- args ------------------------------------------------------------------------------------
-# Every key of train/config.py's TrainConfig is a flag (python train/ppo.py --help), read
-# from configs/train/ppo.yaml, a resumed checkpoint and the command line by train/run.py.
-
-
-def read_checkpoint(path: Path) -> run.Saved:
-    """A ``checkpoint.pt`` for ``--resume``: its config, counters and state."""
-    data = read(path)
-    training = data.get("training")
-    if not isinstance(training, dict):
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} is a policy file without training state; "
-            "--resume needs a checkpoint.pt written by train/ppo.py"
-        )
-    config = json.loads(training["config"])
-    counters = run.Counters.from_dict(training["counters"], training.get("evaluations"))
-    return run.Saved(path, config, {}, counters, data)
-
-
-SPEC = run.Spec(
-    prog="python train/ppo.py",
-    description="Masked self-play PPO for 101 against a league (defaults: configs/train/ppo.yaml).",
-    checkpoint="runs/ppo/checkpoint.pt",
-    build=lambda settings, console: PPO(settings),
-    read_checkpoint=read_checkpoint,
-    outputs="checkpoint.pt, policy.pt, best.pt, evaluations.csv, summary.json, tb/",
-)
+# The typed config, train/config.py's TrainConfig: every key is a flag (python train/ppo.py
+# --help), read from configs/train/ppo.yaml, a resumed checkpoint and the command line by
+# train/run.py, whose Spec for this trainer is SPEC at the end of this file.
 
 
 # --- env setup -------------------------------------------------------------------------------
@@ -514,6 +491,33 @@ def _device(name: str) -> torch.device:
             "device=cuda is not allowed here: torch sees no CUDA device; allowed: cpu, auto"
         )
     return torch.device(name)
+
+
+# --- the command line: train/run.py runs the trainer ------------------------------------------
+
+
+def read_checkpoint(path: Path) -> run.Saved:
+    """A ``checkpoint.pt`` for ``--resume``: its config, counters and state."""
+    data = read(path)
+    training = data.get("training")
+    if not isinstance(training, dict):
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} is a policy file without training state; "
+            "--resume needs a checkpoint.pt written by train/ppo.py"
+        )
+    config = json.loads(training["config"])
+    counters = run.Counters.from_dict(training["counters"], training.get("evaluations"))
+    return run.Saved(path, config, {}, counters, data)
+
+
+SPEC = run.Spec(
+    prog="python train/ppo.py",
+    description="Masked self-play PPO for 101 against a league (defaults: configs/train/ppo.yaml).",
+    checkpoint="runs/ppo/checkpoint.pt",
+    build=lambda settings, console: PPO(settings),
+    read_checkpoint=read_checkpoint,
+    outputs="checkpoint.pt, policy.pt, best.pt, evaluations.csv, summary.json, tb/",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,6 +50,7 @@ import functools
 import json
 import os
 import shutil
+import signal
 import socket
 import sys
 import time
@@ -385,7 +386,9 @@ class RLlibTrainer:
         where = self.address or "this machine"
         console.say(f"  starting Ray on {where} and RLlib's PPO with {self.env_runners} runners")
         try:
+            handler = signal.getsignal(signal.SIGTERM)
             connect(self.address, self.env_runners, self.gpus)
+            signal.signal(signal.SIGTERM, handler)  # ray.init sets its own, a sys.exit
             algorithm = algorithm_config(config, self.rules, self.env_runners, self.gpus)
             self.algo = algorithm.build_algo()
             # The driver's league holds the snapshots that every runner's league copies.

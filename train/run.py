@@ -678,10 +678,11 @@ class Session:
         began = time.monotonic()
         stats = self.trainer.warm_start(self.console)
         seconds = time.monotonic() - began
-        self.counters.elapsed += seconds
-        self.counters.warm_started = True
-        self.captured = self.trainer.capture()
-        self.worth_saving = True
+        with self.signals.hold():
+            self.captured = self.trainer.capture()
+            self.counters.elapsed += seconds
+            self.counters.warm_started = True
+            self.worth_saving = True
         self.console.say(
             f"warm start done in {_duration(seconds)}: agreement with {config.warm_start} "
             f"{stats.get('agreement', 0):.3f}, value error {stats.get('value_loss', 0):.3f}"
@@ -704,24 +705,11 @@ class Session:
                 began = time.monotonic()
                 if self.trainer.interruptible:
                     update = self.trainer.train(counters)
-                    captured = self.trainer.capture()
-                else:
+                    self._finish_update(update, time.monotonic() - began)
+                else:  # a signal waits for the update and its bookkeeping
                     with self.signals.hold(self._notice_update, second_stops=True):
                         update = self.trainer.train(counters)
-                        captured = self.trainer.capture()
-                seconds = time.monotonic() - began
-                # the update is finished: the counters and the captured state move together
-                self.captured = captured
-                counters.update += 1
-                counters.global_step += update.decisions
-                counters.episodes += update.episodes
-                counters.elapsed += seconds
-                self.worth_saving = True
-                self.update_seconds = seconds
-                self.session_updates += 1
-                self.session_decisions += update.decisions
-                self.session_update_seconds += seconds
-                update.stats["decisions_per_second"] = update.decisions / max(seconds, 1e-9)
+                        self._finish_update(update, time.monotonic() - began)
                 self._log_update(update)
                 bar.advance(update.decisions, self._postfix(update))
                 if self.session_updates == 1:
@@ -736,6 +724,23 @@ class Session:
                 if since >= 60 * config.checkpoint_every_minutes and self.worth_saving:
                     with self.signals.hold():
                         self._save()
+
+    def _finish_update(self, update: Update, seconds: float) -> None:
+        """The captured state and the counters move to the update just finished, together
+        (a signal waits)."""
+        counters = self.counters
+        with self.signals.hold():
+            self.captured = self.trainer.capture()
+            counters.update += 1
+            counters.global_step += update.decisions
+            counters.episodes += update.episodes
+            counters.elapsed += seconds
+            self.worth_saving = True
+            self.session_updates += 1
+            self.session_decisions += update.decisions
+            self.session_update_seconds += seconds
+        self.update_seconds = seconds
+        update.stats["decisions_per_second"] = update.decisions / max(seconds, 1e-9)
 
     def _notice_update(self) -> None:
         self.console.say(
