@@ -251,6 +251,12 @@ def test_the_duplicate_baseline_plays_the_same_deals_with_the_bot_in_the_seat(cl
     )
     assert response.status_code == 303
     assert len(client.get(f"/api/games/{game}").json()["baselines"]) == 2
+    # A policy trained for four players has no baseline here: the reason, on the table.
+    response = client.post(f"/games/{game}/baseline", data={"agent": "ppo-classic-4p"})
+    assert response.status_code == 400 and 'id="result"' in response.text
+    assert "trained for 4 players" in response.text
+    response = client.post(f"/api/games/{game}/baseline", json={"agent": "ppo-classic-4p"})
+    assert response.status_code == 400 and "trained for 4 players" in response.json()["error"]
 
 
 def test_shipped_policies_play_and_a_policy_for_other_players_is_refused_by_name(client):
@@ -441,6 +447,7 @@ def test_every_bad_request_gets_a_clear_4xx(client):
         ("post", "/api/games", {"json": {"opponents": 3}}, 400, "opponents must be"),
         ("post", "/games", {"data": {"players": "two"}}, 400, "players must be a whole number"),
         ("post", "/games", {"data": {"baseline": "nosuch"}}, 400, "unknown baseline agent"),
+        ("post", "/games", {"data": {"baseline": "ppo-classic-4p"}}, 400, "baseline: checkpoint"),
         ("get", "/replays/file/nosuch.jsonl", {}, 404, "no record"),
         ("get", "/replays/file/../../pyproject.toml", {}, 404, None),
         ("get", "/replays/file/%2E%2E%2F%2E%2E%2Fpyproject.toml", {}, 404, None),

@@ -285,6 +285,13 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
                 f"unknown baseline agent {baseline!r}; allowed: {', '.join(catalog.agent_names)}"
             )
         game = await run_in_threadpool(new_game, fields)
+        if baseline:  # refused now, not at the end, when it cannot play these rules
+            match = game.match
+            try:
+                await run_in_threadpool(catalog.agent, baseline, match.rules, match.players, 0)
+            except RequestError as error:
+                store.drop(game.id)
+                raise RequestError(f"baseline: {error}") from None
         game.wanted_baseline = baseline or None
         return RedirectResponse(f"/games/{game.id}", status_code=303)
 
@@ -302,7 +309,10 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
         with game.lock:
             wanted = game.wanted_baseline
             if baseline and game.match.over and wanted and wanted not in game.baselines:
-                game.baselines[wanted] = duplicate_baseline(catalog, game, wanted)
+                try:
+                    game.baselines[wanted] = duplicate_baseline(catalog, game, wanted)
+                except RequestError as error:  # the page still shows the match's end
+                    game.baselines[wanted] = {"agent": wanted, "error": str(error)}
             return game.view()
 
     def table(request: Request, view: dict[str, Any], status: int = 200, error: str = ""):
@@ -380,7 +390,13 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
     async def baseline_form(request: Request) -> Response:
         game_id = request.path_params["game"]
         fields = await read_form(request)
-        await run_in_threadpool(baseline_of, game_id, fields.get("agent"))
+        try:
+            await run_in_threadpool(baseline_of, game_id, fields.get("agent"))
+        except RequestError as error:
+            if error.status == 404:
+                raise
+            view = await run_in_threadpool(view_of, game_id)  # the table, with the reason
+            return table(request, view, error.status, str(error))
         return RedirectResponse(f"/games/{game_id}#baseline", status_code=303)
 
     async def baseline_api(request: Request) -> Response:

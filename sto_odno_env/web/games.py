@@ -237,6 +237,11 @@ class GameStore:
             self._games[game.id] = game
         return game
 
+    def drop(self, game_id: str) -> None:
+        """Forget a game (if it is kept)."""
+        with self._lock:
+            self._games.pop(game_id, None)
+
     def get(self, game_id: str) -> Game:
         """The game ``game_id`` (seen now); :class:`RequestError` 404 if there is none."""
         self.expire()
