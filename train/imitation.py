@@ -122,7 +122,8 @@ def imitate(
     size = data["actions"].shape[0]
     stats: dict[str, float] = {}
     for epoch in range(epochs):
-        order = torch.randperm(size, generator=generator)
+        # drawn where the generator lives (cuda or cpu); the data stays on the cpu
+        order = torch.randperm(size, generator=generator, device=generator.device).cpu()
         totals = {"cross_entropy": 0.0, "value_loss": 0.0, "agreement": 0.0, "entropy": 0.0}
         batches = 0
         for start in range(0, size, minibatch):
