@@ -942,6 +942,13 @@ class Session:
             rows.append(
                 ("latest evaluation", f"update {latest['update']:,}: {_evaluation_text(latest)}")
             )
+        if not (counters.update or counters.elapsed or counters.evaluations):
+            # nothing ran yet: no figures to report
+            rows += [("command time", f"{wall / 60:.1f} min of wall clock")]
+            lines = [f"summary ({stopped or 'finished'})"]
+            lines += [f"  {name:<17}  {value}" for name, value in rows]
+            self.console.say("\n".join(lines))
+            return
         rows += [
             ("updates", f"{counters.update:,} ({self.session_updates:,} in this command)"),
             ("learner decisions", f"{counters.global_step:,} trained on"),

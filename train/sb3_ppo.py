@@ -77,16 +77,26 @@ class SB3Trainer:
 
     def train(self, counters: run.Counters) -> run.Update:
         """One rollout of every game and one MaskablePPO update."""
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        class CountMatches(BaseCallback):
+            ended = 0
+
+            def _on_step(self) -> bool:
+                CountMatches.ended += int(self.locals["dones"].sum())
+                return True
+
         config = self.config
         before = self.model.num_timesteps
         self.model.learn(
             config.rollout_steps * config.num_envs,
+            callback=CountMatches(),
             reset_num_timesteps=False,
             log_interval=None,  # SB3 prints nothing; its statistics are read below
         )
         values = self.model.logger.name_to_value
         stats = {key.split("/", 1)[1]: float(v) for key, v in values.items() if "/" in key}
-        return run.Update(self.model.num_timesteps - before, 0, stats)
+        return run.Update(self.model.num_timesteps - before, CountMatches.ended, stats)
 
     # --- the run harness's side -------------------------------------------------------------
 
