@@ -253,8 +253,9 @@ def test_sharded_games_with_ready_share_play_the_same_episodes():
     """Each worker applies the share to its shard; the episodes stay those of one
     process without the option."""
     alone = StoOdnoVectorEnv(12, SHORT, 2, opponents=GreedyAgent(SHORT, 2))
-    sharded = StoOdnoVectorEnv(12, SHORT, 2, opponents=GreedyAgent(SHORT, 2), workers=2,
-                               ready_share=0.75)  # fmt: skip
+    sharded = StoOdnoVectorEnv(
+        12, SHORT, 2, opponents=GreedyAgent(SHORT, 2), workers=2, ready_share=0.75
+    )
     try:
         expected, _ = play_env(alone, 80, seed=5)
         ready_seen = []
