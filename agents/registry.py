@@ -1,7 +1,9 @@
 """``agents.load(name, rules=..., players=...)``: an agent by name or checkpoint path.
 
-Names: ``random``, ``greedy``, ``expert``, ``rollout``; ``rollout`` takes its budget as
-``rollout:samples=16,horizon=20`` (also ``margin``). The trained policies shipped in
+Names: ``random``, ``greedy``, ``expert``, ``rollout``, ``search``; ``rollout`` takes its
+budget as ``rollout:samples=16,horizon=20`` (also ``margin``), ``search`` (policy-guided,
+belief-weighted: :mod:`agents.search`) the same and ``pool``, ``floor``, ``policy`` and
+``model`` (agent names), e.g. ``search:samples=8,policy=expert``. The trained policies shipped in
 ``agents/policies/`` load by their name (``ppo-classic-2p``, ...: :data:`SHIPPED`).
 Anything else is a checkpoint path (``.pt`` policy file or SB3 ``.zip``, see
 :mod:`agents.checkpoint`); a policy trained for other rules or another player count is
@@ -19,14 +21,20 @@ from .checkpoint import CheckpointError
 from .checkpoint import load as load_checkpoint
 from .heuristic import ExpertAgent, GreedyAgent, RandomAgent
 from .rollout import RolloutAgent
+from .search import SearchAgent
 
 BOTS = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "expert": ExpertAgent,
     "rollout": RolloutAgent,
+    "search": SearchAgent,
 }
 _ROLLOUT_PARAMS = {"samples": int, "horizon": int, "margin": float}
+_PARAMS = {
+    "rollout": _ROLLOUT_PARAMS,
+    "search": {**_ROLLOUT_PARAMS, "pool": int, "floor": float, "policy": str, "model": str},
+}
 POLICY_DIR = Path(__file__).resolve().parent / "policies"
 
 
@@ -66,7 +74,8 @@ def load(
             raise AgentError(str(error)) from None
     raise AgentError(
         f"unknown agent {name!r}; allowed: {', '.join([*BOTS, *SHIPPED])} "
-        "(rollout:samples=N,horizon=N,margin=X) or a checkpoint path (.pt policy file or "
+        "(rollout:samples=N,horizon=N,margin=X; search:samples=N,...,policy=NAME) or a "
+        "checkpoint path (.pt policy file or "
         "SB3 .zip)"
     )
 
@@ -74,20 +83,21 @@ def load(
 def _parse_params(name: str, base: str, params: str) -> dict:
     if not params:
         return {}
-    if base != "rollout":
-        raise AgentError(f"agent {name!r}: only rollout takes parameters")
+    if base not in _PARAMS:
+        raise AgentError(f"agent {name!r}: only {' and '.join(_PARAMS)} take parameters")
+    allowed = _PARAMS[base]
     kwargs = {}
     for item in params.split(","):
         key, _, value = item.partition("=")
-        if key not in _ROLLOUT_PARAMS or not value:
+        if key not in allowed or not value:
             raise AgentError(
                 f"agent {name!r}: bad parameter {item!r}; allowed: "
-                f"{', '.join(k + '=...' for k in _ROLLOUT_PARAMS)}"
+                f"{', '.join(k + '=...' for k in allowed)}"
             )
         try:
-            kwargs[key] = _ROLLOUT_PARAMS[key](value)
+            kwargs[key] = allowed[key](value)
         except ValueError:
             raise AgentError(
-                f"agent {name!r}: {key}={value!r} is not a {_ROLLOUT_PARAMS[key].__name__}"
+                f"agent {name!r}: {key}={value!r} is not a {allowed[key].__name__}"
             ) from None
     return kwargs

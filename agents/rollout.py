@@ -88,12 +88,17 @@ class RolloutAgent(BasePolicy):
         choice[deciding] = np.where(better, best, baseline)
         return choice
 
+    def _worlds(self, observations: np.ndarray, samples: int, seed: int) -> engine.State:
+        """``samples`` sampled deals per observation, row ``i * samples + k``: uniform over
+        the unseen cards here (``agents.search`` weights them by belief)."""
+        return from_observations(self.rules, observations, samples, seed=seed)
+
     def _paired_gains(self, observations, masks, baseline, samples):
         """Sum, sum of squares and count of each legal action's gain over the baseline's
         outcome in the same sampled deal: (n, 42) arrays each."""
         n = observations.shape[0]
         seed = int(self.generator.integers(2**62))
-        worlds = from_observations(self.rules, observations, samples, seed=seed)  # i*S + k
+        worlds = self._worlds(observations, samples, seed)  # i*S + k
         # One rollout per (game, sample, legal action).
         game_of_world = np.repeat(np.arange(n), samples)
         world_of_row = np.repeat(np.arange(worlds.batch), masks.sum(axis=1)[game_of_world])

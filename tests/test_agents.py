@@ -503,15 +503,15 @@ def test_load_rollout_margin_and_bot_classes():
     assert (agent.samples, agent.horizon, agent.margin) == (3, 24, 0.5)
     assert isinstance(agents.load("expert", "yard"), ExpertAgent)
     assert agents.load("expert", "yard").rules.name == "yard"
-    assert set(agents.BOTS) == {"random", "greedy", "expert", "rollout"}
+    assert set(agents.BOTS) == {"random", "greedy", "expert", "rollout", "search"}
 
 
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("minimax", "unknown agent 'minimax'; allowed: random, greedy, expert, rollout"),
+        ("minimax", "unknown agent 'minimax'; allowed: random, greedy, expert, rollout, search"),
         ("Expert", "unknown agent 'Expert'"),
-        ("greedy:samples=2", "only rollout takes parameters"),
+        ("greedy:samples=2", "only rollout and search take parameters"),
         ("rollout:depth=3", "bad parameter 'depth=3'; allowed: samples=..., horizon=..."),
         ("rollout:samples", "bad parameter 'samples'"),
         ("rollout:samples=", "bad parameter 'samples='"),

@@ -1,0 +1,139 @@
+"""The ``search`` agent (agents/search.py): belief-weighted deals that depend only on what
+the seat sees, policy-guided rollouts, legal play in the AEC and vector envs, and its
+registry arguments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+import agents
+from agents.registry import AgentError
+from agents.search import SearchAgent
+from sto_odno_env import engine, sto_odno_v0
+from sto_odno_env.determinise import from_observations
+from sto_odno_env.gym_env import StoOdnoVectorEnv
+from sto_odno_env.observation import observe
+from sto_odno_env.rules import load_rules
+
+
+def mid_round_observations(rules, players, games=24, seed=3, steps=12):
+    """Observations of the seat to act after a few expert moves: cards on the pile, so the
+    last play is there to weigh."""
+    state = engine.init(rules, players, games, seed=seed)
+    expert = agents.load("expert", rules, players)
+    for _ in range(steps):
+        live = np.flatnonzero(~state.done)
+        obs = observe(state, state.current_player[live].astype(np.intp), games=live)
+        actions = np.zeros(state.batch, dtype=np.int64)
+        actions[live] = expert.act(
+            obs, engine.unpack_actions(state.legal_bits[live], rules.num_actions)
+        )
+        engine.step(state, actions, games=live)
+    live = np.flatnonzero(~state.done)
+    return observe(state, state.current_player[live].astype(np.intp), games=live)
+
+
+FIELDS = ("hand", "stock", "stock_size", "discard", "top_card", "current_player", "phase")
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_samples_do_not_depend_on_the_true_hidden_cards(players):
+    rules = load_rules("classic")
+    observations = mid_round_observations(rules, players)
+    agent = SearchAgent(rules, players, model="expert", policy="expert")
+    # Two true tables behind each observation, dealt differently but seen the same way.
+    tables = [from_observations(rules, observations, 1, seed=seed) for seed in (11, 12)]
+    seen = [observe(table, np.zeros(table.batch, dtype=np.intp)) for table in tables]
+    np.testing.assert_array_equal(seen[0], observations)
+    np.testing.assert_array_equal(seen[1], observations)
+    assert (tables[0].hand[:, 1:] != tables[1].hand[:, 1:]).any(), "the hidden hands must differ"
+    drawn = [agent.sample(view, 16, seed=5) for view in seen]
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(drawn[0], field), getattr(drawn[1], field), field)
+    other_seed = agent.sample(seen[0], 16, seed=6)
+    assert (other_seed.hand != drawn[0].hand).any()
+
+
+def test_the_belief_favours_deals_that_explain_the_last_play():
+    rules = load_rules("classic")
+    observations = mid_round_observations(rules, 2, games=48)
+    agent = SearchAgent(rules, 2, model="expert", policy="expert", pool=8, floor=0.05)
+    pool = from_observations(rules, observations, 16 * 8, seed=9)
+    weights = agent.likelihood(pool)
+    assert weights.min() == pytest.approx(0.05) and weights.max() == 1.0
+    kept = agent.sample(observations, 16, seed=9)
+    # Resampling by weight keeps deals the model finds likelier than the uniform pool.
+    assert agent.likelihood(kept).mean() > weights.mean() + 0.05
+    # Every kept deal is one of the pool's (same observation, same draw) and consistent.
+    assert set(kept.hand[:, 1].tolist()) <= set(pool.hand[:, 1].tolist())
+    np.testing.assert_array_equal(kept.hand[:, 0], np.repeat(pool.hand[::128, 0], 16))
+
+
+def test_a_policy_model_gives_graded_weights():
+    rules = load_rules("classic")
+    observations = mid_round_observations(rules, 2)
+    agent = SearchAgent(rules, 2)  # the shipped ppo-classic-2p rolls out and models
+    assert agent.default_policy is agent.model
+    assert hasattr(agent.model, "network")
+    weights = agent.likelihood(from_observations(rules, observations, 8, seed=1))
+    inner = weights[(weights > agent.floor + 1e-9) & (weights < 1.0)]
+    assert inner.size > 0, "a policy's probabilities are not all 0 or 1"
+
+
+def test_search_starts_from_the_policy_choice():
+    """With a margin nothing can beat, search plays exactly its rollout policy's choice."""
+    rules = load_rules("classic")
+    observations = mid_round_observations(rules, 2)
+    state = from_observations(rules, observations, 1, seed=2)
+    masks = engine.unpack_actions(state.legal_bits, rules.num_actions)
+    agent = SearchAgent(rules, 2, samples=4, horizon=6, margin=1e9)
+    np.testing.assert_array_equal(
+        agent.act(observations, masks), agent.default_policy.act(observations, masks)
+    )
+
+
+@pytest.mark.parametrize(
+    ("players", "name"),
+    [(2, "search:samples=4,horizon=6"), (4, "search:samples=4,horizon=6,pool=2")],
+)
+def test_search_plays_legal_moves_in_the_aec_and_vector_envs(players, name):
+    agent = agents.load(name, "classic", players)
+    assert isinstance(agent, SearchAgent) and (agent.samples, agent.horizon) == (4, 6)
+    env = sto_odno_v0.env(rules="classic", players=players, illegal_action="raise")
+    env.reset(seed=players)
+    moves = 0
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        action = None
+        if not (terminated or truncated):
+            action = agent(observation["observation"], observation["action_mask"])
+            assert observation["action_mask"][action] == 1
+            moves += 1
+        env.step(action)
+    assert moves > 10
+    vector = StoOdnoVectorEnv(num_envs=8, rules="classic", players=players, opponents=agent)
+    observations, infos = vector.reset(seed=players)
+    for _ in range(20):
+        actions = agent.act(observations, infos["action_mask"])
+        assert (infos["action_mask"][np.arange(len(actions)), actions] == 1).all()
+        observations, _, _, _, infos = vector.step(actions)
+
+
+def test_search_arguments():
+    agent = agents.load("search:samples=3,pool=2,floor=0.5,policy=expert,model=greedy")
+    assert (agent.samples, agent.pool, agent.floor) == (3, 2, 0.5)
+    assert type(agent.default_policy).__name__ == "ExpertAgent"
+    assert type(agent.model).__name__ == "GreedyAgent"
+    # Without a shipped policy for the table, the rollouts are the expert's.
+    assert type(agents.load("search", "ukrainian", 3).default_policy).__name__ == "ExpertAgent"
+    for name, message in [
+        ("search:pool=0", "pool must be >= 1"),
+        ("search:floor=0", "floor must be in (0, 1]"),
+        ("search:policy=nobody", "unknown agent 'nobody'"),
+        ("search:depth=2", "allowed: samples=..., horizon=..., margin=..., pool=..."),
+    ]:
+        with pytest.raises(AgentError, match=message.replace("(", r"\(").replace("]", r"\]")):
+            agents.load(name)
