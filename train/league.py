@@ -83,6 +83,7 @@ class League:
         self.weight_snapshots = weights.snapshots
         self.weight_bots = [getattr(weights, name) for name in BOT_NAMES]
         self.assign = np.zeros((batch, players - 1), dtype=np.int16)
+        self.pinned: int | None = None  # the member in every opponent seat (pin)
 
     def reseed(self, seed: int, index: int | None = None) -> None:
         """The league's random streams (opponent draws, the networks' sampling) for
@@ -97,9 +98,23 @@ class League:
 
     # --- membership -----------------------------------------------------------------------
 
+    def pin(self, agent: Any, name: str) -> None:
+        """Seat ``agent`` in every opponent seat of every game from now on, the league's
+        draws aside (``agents.exploit``: the frozen candidate a best response trains
+        against). It takes the last bot's member slot, so per-member counts keep their
+        size, and the summary's league scores show it as ``name``."""
+        slot = len(self.members) - 1
+        self.members[slot] = agent
+        self.names[slot] = name
+        self.pinned = slot
+        self.assign[...] = slot
+
     def probabilities(self) -> np.ndarray:
         """Each member's chance to take an opponent seat at a match start."""
         weights = np.zeros(len(self.members))
+        if self.pinned is not None:
+            weights[self.pinned] = 1.0
+            return weights
         weights[0] = self.weight_current
         if self.filled:
             weights[1 : 1 + self.filled] = self.weight_snapshots / self.filled
