@@ -37,6 +37,7 @@ TINY = [
     "--num-envs", "16", "rollout_steps=8", "epochs=2", "minibatch_size=64", "hidden=[16]",
     "eval_matches=20", "league.snapshot_every=1", "league.max_snapshots=2",
     "league.random=0.2", "warm_start_decisions=1024", "warm_start_epochs=1",
+    "overlap=false",  # one process: tests/test_overlap.py runs the overlapped mode
 ]  # fmt: skip
 
 

@@ -148,6 +148,13 @@ class TrainConfig:
         _non_negative,
         section="run",
     )
+    overlap: bool = key(
+        "train/ppo.py: collect the next rollout in a second process (on the other core, "
+        "acting with the policy one update behind) while this one trains; false: one "
+        "process, collection then update",
+        "true or false",
+        section="run",
+    )
     minutes: float = key(
         "wall-clock budget of the whole command: set-up, warm start, updates, evaluations "
         "and the final save (a resumed run gets this much again)",

@@ -50,6 +50,8 @@ from train.selfplay import SelfPlayGames
 
 if TYPE_CHECKING:
     import torch
+
+    from train import overlap
 else:  # loaded on first use, so that a bad command line fails before torch's seconds of loading
     torch = deferred_import("torch")
 
@@ -168,6 +170,12 @@ class PPO:
         # the learner's score against each league member (the summary's league scores)
         self.member_score = np.zeros(len(self.league.members))
         self.member_games = np.zeros(len(self.league.members))
+        # overlapped training (train/overlap.py): the collector process, started at the
+        # first update; what a resumed overlapped run hands it
+        self.collector: overlap.Collector | None = None
+        self.updates = settings.saved.counters.update if settings.saved is not None else 0
+        self._behaviour: dict[str, Any] | None = None  # the weights of the next rollout
+        self._learner_generator: torch.Tensor | None = None
         if settings.saved is not None:
             self.restore(settings.saved)
 
@@ -179,7 +187,10 @@ class PPO:
         return config.rollout_steps * (config.num_envs + config.self_play_games)
 
     def train(self, counters: run.Counters) -> run.Update:
-        """One update: the rollout, GAE, and the PPO update of the agent."""
+        """One update: the rollout, GAE, and the PPO update of the agent (``overlap``: the
+        update of the rollout the collector process finished, :meth:`train_overlapped`)."""
+        if self.config.overlap:
+            return self.train_overlapped(counters)
         episodes = self.rollout()
         self_play = self.self_play_rollout()
         advantages, returns = self.gae()
@@ -188,7 +199,77 @@ class PPO:
         update = counters.update + 1
         if update % self.config.league.snapshot_every == 0:
             self.league.add_snapshot(update)
+        self.updates = update
         return run.Update(self.batch_size, episodes, stats)
+
+    def train_overlapped(self, counters: run.Counters) -> run.Update:
+        """One update on the rollout the collector collected (with the weights of two
+        updates ago) while the last update ran; the collector goes on with the next."""
+        if self.collector is None:
+            self.start_collector()
+        index = counters.update + 1
+        rollout = self.collector.rollout(index)
+        # the same update code as in one process, on the shared buffer's rows
+        for name in ("obs", "masks", "actions", "logprobs", "values"):
+            setattr(self, name, rollout.tensors[name])
+        self.member_score, self.member_games = rollout.member_score, rollout.member_games
+        global_step = counters.global_step + self.batch_size
+        stats = self.update(
+            rollout.tensors["advantages"], rollout.tensors["returns"], rollout.self_play,
+            global_step,
+        )  # fmt: skip
+        self.collector.finished(index, self._network_tensors())
+        self.updates = index
+        return run.Update(self.batch_size, rollout.episodes, stats)
+
+    def start_collector(self) -> None:
+        """Hand the games, the league and the sampling generator to a collector process,
+        which collects from the next rollout on; the update's minibatch order gets a
+        generator of its own."""
+        state = self.collector_state(self.updates + 1)
+        if self._learner_generator is not None:  # resumed from an overlapped checkpoint
+            self.generator.set_state(self._learner_generator)
+        else:
+            self.generator.manual_seed(_learner_seed(self.config.seed, self.updates))
+        self._behaviour = self._learner_generator = None
+        from train import overlap  # imports torch: not before the command line is checked
+
+        shapes = (self.config.rollout_steps, self.config.num_envs, self.obs_size, self.num_actions)
+        self.collector = overlap.Collector(
+            self.config, self.rules, state, self._network_tensors(), shapes
+        )
+
+    def _network_tensors(self) -> list[torch.Tensor]:
+        return [*self.agent.actor.state_dict().values(), *self.agent.critic.state_dict().values()]
+
+    def collector_state(self, rollout: int) -> dict[str, Any]:
+        """What a collector needs to collect from rollout ``rollout`` on (plain data,
+        copies): the games, the league, the self-play games, the sampling generator, the
+        league scores so far and the weights it collects with (``"behaviour"``)."""
+        behaviour = self._behaviour
+        if behaviour is None:
+            behaviour = {
+                "actor": _copy(self.agent.actor.state_dict()),
+                "critic": _copy(self.agent.critic.state_dict()),
+            }
+        generator = self.generator.get_state() if self.device.type == "cpu" else None
+        return {
+            "rollout": rollout,
+            **self._play_state(),
+            "generator": generator,
+            "behaviour": behaviour,
+        }
+
+    def load_collector_state(self, state: dict[str, Any]) -> None:
+        """Become the collector of :meth:`collector_state`'s data."""
+        self.agent.actor.load_state_dict(state["behaviour"]["actor"])
+        self.agent.critic.load_state_dict(state["behaviour"]["critic"])
+        self._load_play_state(state)
+        if state["generator"] is not None:
+            self.generator.set_state(state["generator"])
+        else:  # handed over from a learner on another device
+            self.generator.manual_seed(_learner_seed(self.config.seed, state["rollout"]) + 1)
+        self.next_obs = self.envs.observe()
 
     def rollout(self) -> int:
         """``rollout_steps`` learner decisions in every league game into the storage;
@@ -374,20 +455,63 @@ class PPO:
         data = policy_record(
             self.agent.actor, list(config.hidden), self.rules.to_dict(), [config.players]
         )
-        critic = self.agent.critic.state_dict()
-        data["training"] = {
+        training = data["training"] = {
             "config": json.dumps(config.to_dict()),
-            "critic": {k: v.detach().cpu().clone() for k, v in critic.items()},
+            "critic": _copy(self.agent.critic.state_dict()),
             # a deep copy: the next update changes Adam's moments in place
             "optimizer": copy.deepcopy(self.optimizer.state_dict()),
-            "league": self.league.get_state(),
-            "games": {name: _bytes_tensor(a) for name, a in self.envs.get_state().items()},
-            "self_play": self._self_play_state(),
-            "generator": self.generator.get_state(),
             "member_score": torch.from_numpy(self.member_score.copy()),
             "member_games": torch.from_numpy(self.member_games.copy()),
         }
+        if self.collector is not None:
+            # The games, the league and the sampling generator are the collector's, at the
+            # start of the next rollout: fetched when a checkpoint is written (collect_play).
+            training["overlap"] = {
+                "rollout": self.updates + 1,
+                "learner_generator": self.generator.get_state(),
+            }
+            return data
+        training.update(self._play_state())
+        training["generator"] = self.generator.get_state()
+        if self._behaviour is not None:  # resumed overlapped, the collector not started yet
+            training["overlap"] = {
+                "rollout": self.updates + 1,
+                "behaviour": self._behaviour,
+                "learner_generator": self._learner_generator,
+            }
         return data
+
+    def _play_state(self) -> dict[str, Any]:
+        """The games, the league, the self-play games and the league scores (copies)."""
+        return {
+            "league": self.league.get_state(),
+            "games": {name: _bytes_tensor(a) for name, a in self.envs.get_state().items()},
+            "self_play": self._self_play_state(),
+            "member_score": torch.from_numpy(self.member_score.copy()),
+            "member_games": torch.from_numpy(self.member_games.copy()),
+        }
+
+    def _load_play_state(self, training: dict[str, Any]) -> None:
+        self.league.set_state(training["league"])
+        self.envs.set_state({name: _array(value) for name, value in training["games"].items()})
+        if self.self_play is not None:
+            play = training["self_play"]
+            arrays = {k: _array(v) for k, v in play["arrays"].items()}
+            self.self_play.set_state({"arrays": arrays, "carry": play["carry"]})
+        self.member_score = training["member_score"].numpy().copy()
+        self.member_games = training["member_games"].numpy().copy()
+
+    def collect_play(self, captured: dict[str, Any]) -> None:
+        """Complete an overlapped capture with the collector's state at the start of the
+        next rollout (in place; once)."""
+        training = captured["training"]
+        record = training.get("overlap")
+        if record is None or "games" in training:
+            return
+        state = self.collector.state(record["rollout"])
+        record["behaviour"] = state.pop("behaviour")
+        state.pop("rollout")
+        training.update(state)
 
     def policy_agent(self, captured: dict[str, Any]) -> TorchPolicyAgent:
         """The captured policy as a greedy agent (a CPU copy, independent of training)."""
@@ -399,6 +523,7 @@ class PPO:
         write_atomic(path, {k: v for k, v in captured.items() if k != "training"})
 
     def write_checkpoint(self, captured: dict[str, Any], counters: run.Counters, out: Path) -> Path:
+        self.collect_play(captured)
         path = out / "checkpoint.pt"
         write_atomic(
             path, {**captured, "training": {**captured["training"], "counters": counters.to_dict()}}
@@ -423,10 +548,14 @@ class PPO:
         return text
 
     def extra_summary(self) -> dict[str, Any]:
-        return {}
+        if self.collector is None:
+            return {}
+        return {"overlap": {"collector_pid": self.collector.pid}}
 
     def close(self) -> None:
-        pass
+        """Stop the collector process (overlapped training)."""
+        if self.collector is not None:
+            self.collector.close()
 
     def _self_play_state(self) -> dict[str, Any] | None:
         if self.self_play is None:
@@ -448,24 +577,30 @@ class PPO:
             # The saved learning rate came with the optimiser; the config's is the one asked
             # for (the same unless the resumed run sets learning_rate).
             self.optimizer.param_groups[0]["lr"] = self.config.learning_rate
-            self.league.set_state(training["league"])
-            self.envs.set_state({name: _array(value) for name, value in training["games"].items()})
-            if self.self_play is not None:
-                play = training["self_play"]
-                self.self_play.set_state(
-                    {
-                        "arrays": {k: _array(v) for k, v in play["arrays"].items()},
-                        "carry": play["carry"],
-                    }
-                )
-            self.generator.set_state(training["generator"])
+            self._load_play_state(training)
+            if training["generator"] is not None:
+                self.generator.set_state(training["generator"])
+            record = training.get("overlap")
+            if record is not None and self.config.overlap:
+                # An overlapped run's checkpoint: the collector restarts from the start of
+                # the next rollout with the weights it had; the update's generator is its own.
+                self._behaviour = record["behaviour"]
+                self._learner_generator = record["learner_generator"]
         except (KeyError, RuntimeError, ValueError) as error:
             raise CheckpointError(
                 f"checkpoint {str(path)!r} does not fit this run: {error}"
             ) from None
-        self.member_score = training["member_score"].numpy().copy()
-        self.member_games = training["member_games"].numpy().copy()
         self.next_obs = self.envs.observe()
+
+
+def _copy(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {k: v.detach().cpu().clone() for k, v in state.items()}
+
+
+def _learner_seed(seed: int, update: int) -> int:
+    """The seed of an overlapped run's update generator (minibatch order) from ``update``
+    on: a stream apart from the collector's sampling."""
+    return seed * 7919 + 7_368_787 + 1_000_003 * update
 
 
 def _bytes_tensor(array: np.ndarray) -> dict[str, Any]:

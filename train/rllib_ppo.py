@@ -674,6 +674,7 @@ SPEC = run.Spec(
     # train/ppo.py's alone; the runners' env trains the league games only, and the learner
     # device is --gpus's
     unsupported={"self_play_games": 0, "anneal_lr": False, "target_kl": 0.0, "device": "cpu"},
+    ignored=("overlap",),  # the env runners are its way of collecting beside the learner
     add_arguments=_add_arguments,
 )
 

@@ -150,7 +150,7 @@ SPEC = run.Spec(
     outputs="model.zip, best.zip, evaluations.csv, summary.json, tb/",
     flags=(run.Flag("--opponents", str, "expert", "the agent in every opponent seat"),),
     unsupported={"self_play_games": 0, "anneal_lr": False},
-    ignored=("warm_start", "league"),
+    ignored=("warm_start", "league", "overlap"),
 )
 
 
