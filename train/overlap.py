@@ -168,6 +168,7 @@ class Collector:
 
     @property
     def pid(self) -> int | None:
+        """The collector process's id (None before it starts)."""
         return self.process.pid
 
     def _start(self) -> None:
@@ -303,7 +304,7 @@ class _Loop:
         self.first = self.next = int(state["rollout"])
         self.version = -1  # the newest weights the learner announced
         self.free = {0, 1}
-        self.kept: dict[int, bytes] = {}
+        self.kept: dict[int, dict[str, Any]] = {}  # copies; serialised only when asked
         self.asked: set[int] = set()
 
     def run(self) -> None:
@@ -340,7 +341,7 @@ class _Loop:
             self.next = index + 1
 
     def _keep(self, index: int) -> None:
-        self.kept[index] = _dumps(self.trainer.collector_state(index))
+        self.kept[index] = self.trainer.collector_state(index)
         for old in [i for i in self.kept if i <= index - KEPT_STATES]:
             del self.kept[old]
         if index in self.asked:
@@ -348,7 +349,7 @@ class _Loop:
 
     def _answer(self, index: int) -> None:
         self.asked.discard(index)
-        self.outbox.send(("state", index, self.kept[index]))
+        self.outbox.send(("state", index, _dumps(self.kept[index])))
 
     def _handle(self, message: tuple) -> None:
         kind = message[0]

@@ -1,9 +1,12 @@
 """Training throughput: ``python train/throughput.py [--policy NAME] [--seconds S]``.
 
-Prints one table (medians of ``--repeats`` runs, one process):
+Prints one table (medians of ``--repeats`` runs, the two trainer modes interleaved):
 
-* the trainer with the default config: learner decisions per second for collection and
-  update together, and for collection alone;
+* the trainer with the default config, in both modes of ``overlap``: learner decisions per
+  second of whole updates one after another, overlapped (the next rollout collected in a
+  second process while this one trains, train/overlap.py) and in one process (collection,
+  then update), and for the one-process collection alone; their approx_kl and clip
+  fraction (the overlapped update trains on data one update behind);
 * the vector env (batch 8192, 2 players) with a trained policy as the opponent: learner
   steps per second, beside the policy's own inference rate (decisions per second of its
   forward pass at the same batch) and the same env with random opponents.
@@ -25,8 +28,10 @@ from train import ppo, run
 
 
 def trainer_rate(seconds: float, overrides: list[str]) -> tuple[float, float]:
-    """(decisions/s of collection + update, decisions/s of collection alone)."""
-    settings = run.parse(ppo.SPEC, ["--out", "/tmp/sto-odno-throughput", *overrides])
+    """One process: (decisions/s of collection + update, decisions/s of collection alone)."""
+    settings = run.parse(
+        ppo.SPEC, ["--out", "/tmp/sto-odno-throughput", *overrides, "overlap=false"]
+    )
     trainer = ppo.PPO(settings)
     counters = run.Counters()
     trainer.train(counters)  # warm up
@@ -42,6 +47,43 @@ def trainer_rate(seconds: float, overrides: list[str]) -> tuple[float, float]:
         collect_time += collected - started
         steps += trainer.batch_size
     return steps / total_time, steps / collect_time
+
+
+def update_rate(seconds: float, overrides: list[str], overlap: bool) -> dict[str, float]:
+    """Decisions/s of whole updates (:meth:`PPO.train` one after another, as the run
+    harness calls it) in the mode ``overlap``, and the updates' mean approx_kl and clip
+    fraction."""
+    settings = run.parse(
+        ppo.SPEC,
+        ["--out", "/tmp/sto-odno-throughput", *overrides, f"overlap={str(overlap).lower()}"],
+    )
+    trainer = ppo.PPO(settings)
+    try:
+        counters = run.Counters()
+        for _ in range(3):  # warm up: the collector's start, its first rollouts
+            _advance(counters, trainer.train(counters))
+        steps = elapsed = 0.0
+        kl, clipfrac = [], []
+        while elapsed < seconds:
+            started = time.perf_counter()
+            update = trainer.train(counters)
+            elapsed += time.perf_counter() - started
+            steps += update.decisions
+            _advance(counters, update)
+            kl.append(update.stats["approx_kl"])
+            clipfrac.append(update.stats["clipfrac"])
+    finally:
+        trainer.close()
+    return {
+        "rate": steps / elapsed,
+        "approx_kl": float(np.mean(kl)),
+        "clipfrac": float(np.mean(clipfrac)),
+    }
+
+
+def _advance(counters: run.Counters, update: run.Update) -> None:
+    counters.update += 1
+    counters.global_step += update.decisions
 
 
 def env_rate(opponent, batch: int, seconds: float) -> float:
@@ -84,16 +126,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--batch", type=int, default=8192, help="vector env batch")
+    parser.add_argument(
+        "--trainer-only", action="store_true", help="only the trainer's figures (not the env's)"
+    )
     parser.add_argument("overrides", nargs="*", help="trainer config overrides, key=value")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
+    if args.repeats < 1 or args.seconds <= 0:
+        parser.error("--repeats must be >= 1 and --seconds > 0")
     agent = load_agent(args.policy, "classic", 2)
     rows = []
     figures: dict[str, list[float]] = {}
+    lag: dict[str, list[float]] = {}
     for _ in range(args.repeats):
+        for overlap in (True, False):
+            measured = update_rate(args.seconds, args.overrides, overlap)
+            mode = "overlapped" if overlap else "one process"
+            figures.setdefault(f"trainer updates, {mode}", []).append(measured["rate"])
+            lag.setdefault(f"{mode}: approx_kl", []).append(measured["approx_kl"])
+            lag.setdefault(f"{mode}: clip fraction", []).append(measured["clipfrac"])
         total, collect = trainer_rate(args.seconds, args.overrides)
-        figures.setdefault("trainer: collection + update", []).append(total)
-        figures.setdefault("trainer: collection alone", []).append(collect)
+        figures.setdefault("trainer: one process, collection + update", []).append(total)
+        figures.setdefault("trainer: one process, collection alone", []).append(collect)
+        if args.trainer_only:
+            continue
         figures.setdefault(f"vector env, {args.policy} opponent", []).append(
             env_rate(agent, args.batch, args.seconds)
         )
@@ -109,6 +165,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'what':<42} {'per second':>12} {'min':>12} {'max':>12}")
     for name, median, low, high in rows:
         print(f"{name:<42} {median:>12,.0f} {low:>12,.0f} {high:>12,.0f}")
+    for name, values in lag.items():
+        print(f"{name:<42} {statistics.median(values):>12.4f}")
+    ratios = [
+        a / b
+        for a, b in zip(
+            figures["trainer updates, overlapped"],
+            figures["trainer updates, one process"],
+            strict=True,
+        )
+    ]  # each repeat's pair, measured one after the other
+    print(f"overlapped / one process: {statistics.median(ratios):.2f}x")
     return 0
 
 
