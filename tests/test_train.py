@@ -558,7 +558,7 @@ def stopped(process: TrainerProcess, number: int, group: bool = False) -> tuple[
     return out, err
 
 
-QUIET = ["--num-envs", "16", "--no-progress", "eval_matches=20", "hidden=[16]"]
+QUIET = ["--num-envs", "16", "--no-progress", "eval_matches=20", "hidden=[16]", "overlap=false"]
 
 
 @pytest.mark.slow

@@ -29,6 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", help="run directories, optionally DIR=LABEL")
     parser.add_argument("--out", required=True, help="output prefix, e.g. docs/training/curve")
     parser.add_argument("--title", default="win rate against expert (duplicate deals)")
+    parser.add_argument(
+        "--from-first",
+        action="store_true",
+        help="count minutes from each run's first evaluation (runs resumed from one shared "
+        "warm start)",
+    )
     args = parser.parse_args(argv)
     import matplotlib
 
@@ -38,7 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     curves = []
     for spec in args.runs:
         directory, _, label = spec.partition("=")
-        curves.append((label or Path(directory).name, read_curve(Path(directory))))
+        curve = read_curve(Path(directory))
+        if args.from_first and curve["minutes"]:
+            curve["minutes"] = [m - curve["minutes"][0] for m in curve["minutes"]]
+        curves.append((label or Path(directory).name, curve))
     for axis, scale, label in (("step", 1e6, "learner decisions (millions)"),
                                ("minutes", 1.0, "training minutes (2-core CPU)")):  # fmt: skip
         figure, ax = plt.subplots(figsize=(7, 4))
