@@ -1,5 +1,6 @@
-"""Bots and evaluation for sto-odno: batched heuristic bots, a search bot, loaders for
-trained policies, and an evaluation harness (``python -m agents.evaluate``).
+"""Bots and evaluation for sto-odno: batched heuristic bots, two search bots (``rollout``,
+``search``), loaders for trained policies, an evaluation harness (``python -m
+agents.evaluate``) and a learned best response (``python -m agents.exploit``).
 
 Every agent has the interface of :mod:`sto_odno_env.policy`:
 ``agent.act(observations, masks) -> actions`` on batches and
@@ -10,6 +11,7 @@ from .checkpoint import CheckpointError, save_policy
 from .heuristic import ExpertAgent, GreedyAgent, RandomAgent
 from .registry import BOTS, AgentError, load
 from .rollout import RolloutAgent
+from .search import SearchAgent
 
 __all__ = [
     "BOTS",
@@ -19,6 +21,7 @@ __all__ = [
     "GreedyAgent",
     "RandomAgent",
     "RolloutAgent",
+    "SearchAgent",
     "load",
     "save_policy",
 ]
