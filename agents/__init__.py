@@ -2,16 +2,16 @@
 ``search``), loaders for trained policies, an evaluation harness (``python -m
 agents.evaluate``) and a learned best response (``python -m agents.exploit``).
 
-Every agent has the interface of :mod:`sto_odno_env.policy`:
+Every agent has the interface of :mod:`sto_odno_env.bots.policy`:
 ``agent.act(observations, masks) -> actions`` on batches and
 ``agent(observation, mask) -> int`` for one decision.
 """
 
-from .checkpoint import CheckpointError, save_policy
-from .heuristic import ExpertAgent, GreedyAgent, RandomAgent
-from .registry import BOTS, AgentError, load
-from .rollout import RolloutAgent
-from .search import SearchAgent
+from sto_odno_env.bots.checkpoint import CheckpointError, save_policy
+from sto_odno_env.bots.heuristic import ExpertAgent, GreedyAgent, RandomAgent
+from sto_odno_env.bots.registry import BOTS, AgentError, load
+from sto_odno_env.bots.rollout import RolloutAgent
+from sto_odno_env.bots.search import SearchAgent
 
 __all__ = [
     "BOTS",

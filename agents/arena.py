@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sto_odno_env import engine
-from sto_odno_env.observation import observe
-from sto_odno_env.rules import Rules, load_rules
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import Rules, load_rules
+from sto_odno_env.views.observation import observe
 
 
 @dataclass(frozen=True)

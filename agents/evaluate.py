@@ -42,13 +42,12 @@ from pathlib import Path
 
 import numpy as np
 
-from sto_odno_env import cli, rng
-from sto_odno_env.cli import atomic_open
-from sto_odno_env.rules import RulesError, load_rules
-
-from .arena import Match, play
-from .registry import AgentError, load
-from .stats import agent_summary, head_to_head, openskill_ratings
+from agents.arena import Match, play
+from agents.stats import agent_summary, head_to_head, openskill_ratings
+from sto_odno_env.bots.registry import AgentError, load
+from sto_odno_env.game import cli, rng
+from sto_odno_env.game.cli import atomic_open
+from sto_odno_env.game.rules import RulesError, load_rules
 
 
 def duplicate_schedule(tables: list[tuple[str, ...]], deals: int, seed: int) -> list[Match]:
@@ -372,7 +371,7 @@ def write_outputs(report: dict, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (``python -m agents.evaluate --help``)."""
-    from . import registry
+    from sto_odno_env.bots import registry
 
     # Shipped trained policies load by name too, where this version of the registry has any.
     known = [*registry.BOTS, *getattr(registry, "SHIPPED", ())]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .arena import MatchResult
+from agents.arena import MatchResult
 
 Z95 = 1.959963984540054
 

@@ -19,8 +19,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sto_odno_env import engine, observation  # noqa: E402
-from sto_odno_env.cards import (  # noqa: E402
+from sto_odno_env.game import engine  # noqa: E402
+from sto_odno_env.game.cards import (  # noqa: E402
     CALL,
     DRAW,
     MAX_ACTIONS,
@@ -33,6 +33,7 @@ from sto_odno_env.cards import (  # noqa: E402
     action_name,
     card_id,
 )
+from sto_odno_env.views import observation  # noqa: E402
 
 API_DOC = REPO / "docs" / "api.md"
 BLOCK = re.compile(
@@ -132,7 +133,7 @@ def engine_table() -> str:
 
 def state_table() -> str:
     """The public fields of State, from the comments in core/state.py."""
-    from sto_odno_env.core import state as state_module
+    from sto_odno_env.game.core import state as state_module
 
     source = inspect.getsource(state_module.State)
     public = source.split("# public", 1)[1].split("# match bookkeeping", 1)[0]

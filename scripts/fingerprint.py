@@ -11,7 +11,7 @@ Each line hashes, over a few hundred seeded random steps with auto-reset:
 
 * ``engine``: every State array, observations of the player to act, masks, rewards and
   done flags after each step, and the record events the trace collected;
-* ``record``: the JSON Lines bytes :func:`sto_odno_env.record.write_records` writes;
+* ``record``: the JSON Lines bytes :func:`sto_odno_env.records.record.write_records` writes;
 * ``learner``: LearnerGames steps (random opponents through the engine's autoplay, and
   opponents that read observations), reward="round", illegal_action="penalize";
 * ``vector``: StoOdnoVectorEnv and the sb3 StoOdnoVecEnv (one process);
@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from sto_odno_env import engine
-from sto_odno_env.observation import observe
-from sto_odno_env.record import play_random_matches, write_records
-from sto_odno_env.rules import PRESETS, Rules
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import PRESETS, Rules
+from sto_odno_env.records.record import play_random_matches, write_records
+from sto_odno_env.views.observation import observe
 
 STEPS = 300
 BATCH = 12
@@ -139,7 +139,7 @@ def first_legal(observation: np.ndarray, mask: np.ndarray) -> int:
 
 
 def learner_hash(rules: Rules, players: int, seed: int) -> str:
-    from sto_odno_env.learner import LearnerGames
+    from sto_odno_env.envs.learner import LearnerGames
 
     hasher = Hasher()
     for options in (
@@ -170,8 +170,8 @@ def learner_hash(rules: Rules, players: int, seed: int) -> str:
 
 
 def vector_hash(rules: Rules, players: int, seed: int) -> str:
-    from sto_odno_env.gym_env import StoOdnoVectorEnv
-    from sto_odno_env.sb3 import StoOdnoVecEnv
+    from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
     hasher = Hasher()
     env = StoOdnoVectorEnv(num_envs=BATCH, rules=rules, players=players)
@@ -225,7 +225,7 @@ def aec_hash(rules: Rules, players: int, seed: int) -> str:
 
 
 def determinise_hash(rules: Rules, players: int, seed: int) -> str:
-    from sto_odno_env.determinise import from_observations
+    from sto_odno_env.views.determinise import from_observations
 
     state = engine.init(rules, players, BATCH, seed=seed)
     generator = np.random.default_rng(seed)

@@ -36,7 +36,7 @@ class Mode:
     """One vector env and its counters."""
 
     def __init__(self, opponent, batch: int, share: float | None, seed: int):
-        from sto_odno_env.gym_env import StoOdnoVectorEnv
+        from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
 
         self.share = share
         self.env = StoOdnoVectorEnv(num_envs=batch, opponents=opponent, ready_share=share)
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--shares {args.shares!r}: allowed: numbers in (0, 1], commas between")
     import torch
 
-    from agents.registry import load as load_agent
+    from sto_odno_env.bots.registry import load as load_agent
 
     torch.set_num_threads(1)
     opponent = load_agent(args.policy, "classic", args.players)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import itertools
 
-from sto_odno_env.cards import RANK_NAMES, SUIT_SYMBOLS
-from sto_odno_env.rules import Rules
+from sto_odno_env.game.cards import RANK_NAMES, SUIT_SYMBOLS
+from sto_odno_env.game.rules import Rules
 
 ALL_RANKS = ("2", "3", "4", "5", *RANK_NAMES)
 

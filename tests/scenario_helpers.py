@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sto_odno_env import engine
-from sto_odno_env.rules import Rules
-from sto_odno_env.scenario import Game, cards_of
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import Rules
+from sto_odno_env.records.scenario import Game, cards_of
 
 DRAW, PASS = 40, 41
 

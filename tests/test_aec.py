@@ -1,5 +1,5 @@
 """The PettingZoo AEC env ``sto_odno_v0`` against its contract (the module docstring of
-``sto_odno_env.aec``): PettingZoo's own API, seed and render tests for every preset and
+``sto_odno_env.envs.aec``): PettingZoo's own API, seed and render tests for every preset and
 player count, then masks, the queen's ORDER decision, illegal actions, eliminations through
 the dead-step convention, both reward modes, truncation, snapshots and rendering.
 
@@ -19,11 +19,13 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 from preset_combos import COMBOS
 
-from sto_odno_env import PRESETS, Rules, engine, observation, sto_odno_v0
-from sto_odno_env.cards import action_name, card_name, parse_card
-from sto_odno_env.engine import IllegalActionError
-from sto_odno_env.observation import LAYOUT, observe
-from sto_odno_env.scenario import Game
+from sto_odno_env import PRESETS, Rules, sto_odno_v0
+from sto_odno_env.game import engine
+from sto_odno_env.game.cards import action_name, card_name, parse_card
+from sto_odno_env.game.engine import IllegalActionError
+from sto_odno_env.records.scenario import Game
+from sto_odno_env.views import observation
+from sto_odno_env.views.observation import LAYOUT, observe
 
 ORDER_ACTIONS = [36, 37, 38, 39]
 DRAW = 40
@@ -872,8 +874,8 @@ def test_reset_from_a_hand_made_state_and_record_the_match():
     match's events, which replay through the engine."""
     import json
 
-    from sto_odno_env.replay import replay_lines
-    from sto_odno_env.scenario import Game
+    from sto_odno_env.records.replay import replay_lines
+    from sto_odno_env.records.scenario import Game
 
     game = Game(
         "classic",

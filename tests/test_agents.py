@@ -5,7 +5,7 @@
   in the engine), and keeps the documented invariants over many random decisions.
 * The one-decision call equals the batched call; bots play the AEC env, and sit as opponents
   in the Gymnasium single and vector envs.
-* The documented strategies on hand-made situations (``sto_odno_env.scenario.Game``).
+* The documented strategies on hand-made situations (``sto_odno_env.records.scenario.Game``).
 * Determinism under a seed, ``agents.load`` for every name, clear ``AgentError`` and
   ``CheckpointError`` messages, policy files and SB3 zips.
 """
@@ -27,16 +27,22 @@ from agents import (
     RandomAgent,
     RolloutAgent,
 )
-from agents.checkpoint import SB3PolicyAgent, TorchPolicyAgent, build_network, save_policy
-from agents.checkpoint import load as load_checkpoint
-from agents.features import CardTables
-from sto_odno_env import PRESETS, Rules, engine, sto_odno_v0
-from sto_odno_env.cards import DRAW, NUM_ACTIONS, NUM_CARDS, ORDER_BASE, PASS, parse_card
-from sto_odno_env.engine import ORDER, PLAY
-from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
-from sto_odno_env.observation import OBS_SIZE, ObservationView, observe
-from sto_odno_env.policy import BasePolicy
-from sto_odno_env.scenario import Game
+from sto_odno_env import PRESETS, Rules, sto_odno_v0
+from sto_odno_env.bots.checkpoint import (
+    SB3PolicyAgent,
+    TorchPolicyAgent,
+    build_network,
+    save_policy,
+)
+from sto_odno_env.bots.checkpoint import load as load_checkpoint
+from sto_odno_env.bots.features import CardTables
+from sto_odno_env.bots.policy import BasePolicy
+from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+from sto_odno_env.game import engine
+from sto_odno_env.game.cards import DRAW, NUM_ACTIONS, NUM_CARDS, ORDER_BASE, PASS, parse_card
+from sto_odno_env.game.engine import ORDER, PLAY
+from sto_odno_env.records.scenario import Game
+from sto_odno_env.views.observation import OBS_SIZE, ObservationView, observe
 
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 SUIT = {"♠": 0, "♣": 1, "♦": 2, "♥": 3}
@@ -645,7 +651,7 @@ def test_corrupt_policy_files_give_clear_errors(tmp_path, torch):
 def test_maskable_ppo_zip_loads_and_acts_legally(tmp_path):
     pytest.importorskip("torch")
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from sto_odno_env.sb3 import StoOdnoVecEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
     vec_env = StoOdnoVecEnv(num_envs=8, seed=0)
     model = sb3_contrib.MaskablePPO(
@@ -679,7 +685,7 @@ def test_plain_ppo_zip_acts_legally(tmp_path):
     pytest.importorskip("torch")
     from stable_baselines3 import PPO
 
-    from sto_odno_env.sb3 import StoOdnoVecEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
     vec_env = StoOdnoVecEnv(num_envs=4, illegal_action="penalize", seed=0)
     path = tmp_path / "ppo.zip"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import runpy
 from pathlib import Path
 
-from sto_odno_env.observation import LAYOUT, OBS_SIZE
+from sto_odno_env.views.observation import LAYOUT, OBS_SIZE
 
 REPO = Path(__file__).resolve().parents[1]
 API_DOC = runpy.run_path(str(REPO / "scripts" / "api_doc.py"), run_name="api_doc")

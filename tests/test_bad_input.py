@@ -23,13 +23,16 @@ import sto_odno_env  # noqa: F401  (registers StoOdno-v0)
 from agents import AgentError, load
 from agents import evaluate as evaluate_cli
 from agents.evaluate import EvaluationError, evaluate
-from sto_odno_env import bench, engine, record, replay, sto_odno_v0
-from sto_odno_env.aec import MatchOverError
-from sto_odno_env.engine import IllegalActionError
-from sto_odno_env.gym_env import StoOdnoVectorEnv
-from sto_odno_env.replay import RecordError
-from sto_odno_env.rules import Rules, RulesError
-from sto_odno_env.sb3 import StoOdnoVecEnv
+from sto_odno_env import sto_odno_v0
+from sto_odno_env.apps import bench
+from sto_odno_env.envs.aec import MatchOverError
+from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
+from sto_odno_env.envs.sb3 import StoOdnoVecEnv
+from sto_odno_env.game import engine
+from sto_odno_env.game.engine import IllegalActionError
+from sto_odno_env.game.rules import Rules, RulesError
+from sto_odno_env.records import record, replay
+from sto_odno_env.records.replay import RecordError
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "tests" / "data" / "records" / "classic-2p.jsonl"

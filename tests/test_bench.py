@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sto_odno_env import bench
+from sto_odno_env.apps import bench
 
 
 @pytest.mark.slow  # ~20 s: every section, peers included

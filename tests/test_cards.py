@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sto_odno_env import cards
-from sto_odno_env.cards import (
+from sto_odno_env.game import cards
+from sto_odno_env.game.cards import (
     DRAW,
     NUM_ACTIONS,
     NUM_CARDS,

@@ -143,7 +143,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import render_test
 import sto_odno_env
 from sto_odno_env import sto_odno_v0
-from sto_odno_env.gym_env import StoOdnoEnv
+from sto_odno_env.envs.gym_env import StoOdnoEnv
 
 for metadata in (sto_odno_v0.raw_env.metadata, StoOdnoEnv.metadata):
     assert "rgb_array" not in metadata["render_modes"], metadata
@@ -165,7 +165,7 @@ print("ok")
 
 
 def test_rgb_array_is_offered_where_pillow_is_installed():
-    from sto_odno_env import picture
+    from sto_odno_env.views import picture
 
     offered = "rgb_array" in sto_odno_v0.raw_env.metadata["render_modes"]
     assert offered == picture.rgb_available()
@@ -185,7 +185,7 @@ import sto_odno_env
 importlib.reload(sto_odno_env)
 importlib.reload(sto_odno_env)
 assert "StoOdno-v0" in gymnasium.registry
-assert pettingzoo.spec("aec", "sto_odno_v0").entry_point == "sto_odno_env.aec:env"
+assert pettingzoo.spec("aec", "sto_odno_v0").entry_point == "sto_odno_env.envs.aec:env"
 env = pettingzoo.make("aec", "sto_odno_v0", players=3)
 env.reset(seed=0)
 print("ok")

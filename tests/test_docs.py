@@ -11,7 +11,7 @@
   it wrote (``--resume runs/rllib/checkpoint`` after the run that wrote it). Where a
   documented command would take minutes, the arguments in :data:`CHEAP` are appended to
   it (a later flag or ``key=value`` wins); every other command runs as written.
-* Interactive commands (``sto_odno_env.play``) run with no input (or the input piped to
+* Interactive commands (``sto_odno_env.apps.play``) run with no input (or the input piped to
   them in the block): they show the first screen and leave at the end of the input, exit
   0, so every flag of the example is checked (``tests/test_play.py`` plays whole matches).
 * Other bash blocks (setup, pip, the scripts) must be listed in :data:`NOT_RUN` with the
@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sto_odno_env.rules import Rules
+from sto_odno_env.game.rules import Rules
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]

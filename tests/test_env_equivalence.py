@@ -19,11 +19,12 @@ import zlib
 import numpy as np
 import pytest
 
-from sto_odno_env import Rules, engine, rng, sto_odno_v0
-from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
-from sto_odno_env.observation import observe
-from sto_odno_env.policy import BasePolicy
-from sto_odno_env.replay import replay_lines
+from sto_odno_env import Rules, sto_odno_v0
+from sto_odno_env.bots.policy import BasePolicy
+from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+from sto_odno_env.game import engine, rng
+from sto_odno_env.records.replay import replay_lines
+from sto_odno_env.views.observation import observe
 
 SHORT = Rules.preset("classic").replace(target=30)  # shorter matches, same game otherwise
 

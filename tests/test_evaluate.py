@@ -30,8 +30,8 @@ from agents import ExpertAgent, GreedyAgent, RandomAgent, save_policy
 from agents.arena import Match, MatchResult, play
 from agents.evaluate import EvaluationError, duplicate_schedule, evaluate, main, plan
 from agents.stats import Z95, agent_summary, head_to_head, openskill_ratings, wilson
-from sto_odno_env import engine
-from sto_odno_env.observation import observe
+from sto_odno_env.game import engine
+from sto_odno_env.views.observation import observe
 
 ROOT = Path(__file__).resolve().parents[1]
 EPS = 0.0  # wilson() clamps its bounds, so the interval holds the rate exactly
@@ -462,9 +462,9 @@ def test_cli_ladder_and_another_preset(tmp_path):
 
 def test_cli_three_players_yard_with_a_checkpoint(tmp_path):
     torch = pytest.importorskip("torch")
-    from agents.checkpoint import build_network
-    from sto_odno_env.cards import NUM_ACTIONS
-    from sto_odno_env.observation import OBS_SIZE
+    from sto_odno_env.bots.checkpoint import build_network
+    from sto_odno_env.game.cards import NUM_ACTIONS
+    from sto_odno_env.views.observation import OBS_SIZE
 
     torch.manual_seed(0)
     policy = tmp_path / "policy.pt"

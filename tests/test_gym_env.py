@@ -15,12 +15,13 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from sto_odno_env import Rules, engine
-from sto_odno_env.cards import card_name
-from sto_odno_env.engine import IllegalActionError
-from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
-from sto_odno_env.observation import ObservationView, observe
-from sto_odno_env.policy import BasePolicy
+from sto_odno_env import Rules
+from sto_odno_env.bots.policy import BasePolicy
+from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+from sto_odno_env.game import engine
+from sto_odno_env.game.cards import card_name
+from sto_odno_env.game.engine import IllegalActionError
+from sto_odno_env.views.observation import ObservationView, observe
 
 CHECKED = [("classic", 2), ("yard", 3), ("nines", 4), ("encyclopedia", 5), ("ukrainian", 6)]
 

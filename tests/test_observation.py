@@ -1,4 +1,4 @@
-"""The observation vector (``sto_odno_env.observation``): the layout table, its one-hot
+"""The observation vector (``sto_odno_env.views.observation``): the layout table, its one-hot
 blocks, that nothing hidden leaks into it (a hypothesis property over presets, player counts
 and random mid-game states), the drawn card, and decoding with ``ObservationView``.
 """
@@ -13,9 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from preset_combos import COMBOS
 
-from sto_odno_env import Rules, engine
-from sto_odno_env.cards import PHASE_CALL, PHASE_PLAY
-from sto_odno_env.observation import (
+from sto_odno_env import Rules
+from sto_odno_env.game import engine
+from sto_odno_env.game.cards import PHASE_CALL, PHASE_PLAY
+from sto_odno_env.game.tables import NO_CARD
+from sto_odno_env.views.observation import (
     LAYOUT,
     NUM_FLAGS,
     OBS_SIZE,
@@ -32,7 +34,6 @@ from sto_odno_env.observation import (
     state_space,
     total_bounds,
 )
-from sto_odno_env.tables import NO_CARD
 
 # The table of the module docstring: name, size, kind.
 TABLE = [

@@ -1,4 +1,4 @@
-"""Pictures of the table (``sto_odno_env.picture``) and the envs' ``render_mode="rgb_array"``:
+"""Pictures of the table (``sto_odno_env.views.picture``) and the envs' ``render_mode="rgb_array"``:
 sizes and dtypes, what each view shows and hides, that different states draw differently,
 and that nothing is drawn unless ``render()`` is called."""
 
@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 import sto_odno_env  # noqa: F401  (registers StoOdno-v0)
-from sto_odno_env import engine, picture, sto_odno_v0
-from sto_odno_env.cards import NO_CARD, NUM_CARDS, RANK_NAMES, suit_of
-from sto_odno_env.gym_env import StoOdnoEnv
-from sto_odno_env.picture import Svg, picture_size, table_rgb, table_svg
+from sto_odno_env import sto_odno_v0
+from sto_odno_env.envs.gym_env import StoOdnoEnv
+from sto_odno_env.game import engine
+from sto_odno_env.game.cards import NO_CARD, NUM_CARDS, RANK_NAMES, suit_of
+from sto_odno_env.views import picture
+from sto_odno_env.views.picture import Svg, picture_size, table_rgb, table_svg
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 

@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sto_odno_env import engine
-from sto_odno_env.cards import (
+from sto_odno_env.apps.play import MoveError, main, parse_move
+from sto_odno_env.game import engine
+from sto_odno_env.game.cards import (
     NUM_CARDS,
     ORDER_BASE,
     PHASE_ORDER,
@@ -34,10 +35,9 @@ from sto_odno_env.cards import (
     rank_of,
     suit_of,
 )
-from sto_odno_env.play import MoveError, main, parse_move
-from sto_odno_env.playback import Playback
-from sto_odno_env.replay import replay
-from sto_odno_env.rules import load_rules
+from sto_odno_env.game.rules import load_rules
+from sto_odno_env.records.playback import Playback
+from sto_odno_env.records.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = Path(__file__).resolve().parent / "data" / "records"
@@ -272,8 +272,8 @@ def test_help_and_quit(tmp_path):
 
 
 def test_help_names_the_agents_of_the_registry():
-    """``--help`` lists the bots and the shipped policies from agents.registry."""
-    from agents.registry import BOTS, SHIPPED
+    """``--help`` lists the bots and the shipped policies from sto_odno_env.bots.registry."""
+    from sto_odno_env.bots.registry import BOTS, SHIPPED
 
     result = subprocess.run(
         [sys.executable, "-m", "sto_odno_env.play", "--help"],
@@ -284,7 +284,7 @@ def test_help_names_the_agents_of_the_registry():
     )
     assert result.returncode == 0
     text = " ".join(result.stdout.split())
-    assert SHIPPED, "no policies shipped in agents/policies"
+    assert SHIPPED, "no policies shipped in sto_odno_env/bots/policies"
     for name in [*BOTS, *SHIPPED]:
         assert name in text, name
     assert "ppo-classic-2p (classic, 2 players)" in text
@@ -753,8 +753,8 @@ def test_a_closed_pipe_ends_quietly(argv, tmp_path):
 def test_rounds_are_numbered_from_1_everywhere_a_person_reads():
     """The viewer, the text table (``render_mode="ansi"``) and the picture all call the
     record's round 1 (``state.round`` 1) "round 2"; the terminal game's title does too."""
-    from sto_odno_env.picture import table_svg
-    from sto_odno_env.render import render_game
+    from sto_odno_env.views.picture import table_svg
+    from sto_odno_env.views.render import render_game
 
     playback = Playback.load(GOLDEN)
     index = next(i for i, frame in enumerate(playback.frames) if int(frame.state.round[0]) == 1)

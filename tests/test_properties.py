@@ -23,8 +23,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_oracle import deck_cards, playable, same_rank
 
-from sto_odno_env import engine, record, replay
-from sto_odno_env.rules import AFTER_DRAW_RULES, DRAW_RULES, EMPTY_STOCK, PRESETS, RESHUFFLES, Rules
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import (
+    AFTER_DRAW_RULES,
+    DRAW_RULES,
+    EMPTY_STOCK,
+    PRESETS,
+    RESHUFFLES,
+    Rules,
+)
+from sto_odno_env.records import record, replay
 
 
 def ids(rules: Rules) -> tuple[int, int, int, int, frozenset[int]]:
@@ -542,7 +550,7 @@ def test_switch_scoring_matches_the_oracle(case) -> None:
     """§7 and the §12 scoring switches: the engine's round points equal the oracle's."""
     from rules_oracle import round_points
 
-    from sto_odno_env.core.scoring import note_plays, score_rounds
+    from sto_odno_env.game.core.scoring import note_plays, score_rounds
 
     rules, hands, old, finisher, last, plays = case
     state = engine.empty_state(rules, len(hands), 1)

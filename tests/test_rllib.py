@@ -21,9 +21,9 @@ import pytest
 import torch
 
 import agents
-from agents.checkpoint import build_network, read
-from sto_odno_env.engine import IllegalActionError
-from sto_odno_env.rules import load_rules
+from sto_odno_env.bots.checkpoint import build_network, read
+from sto_odno_env.game.engine import IllegalActionError
+from sto_odno_env.game.rules import load_rules
 from train import rllib_ppo
 from train.config import load_config
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from sto_odno_env import engine, record
-from sto_odno_env.cards import parse_card
-from sto_odno_env.rules import (
+from sto_odno_env.game import engine
+from sto_odno_env.game.cards import parse_card
+from sto_odno_env.game.rules import (
     PRESET_DIR,
     PRESETS,
     Bonus,
@@ -21,6 +21,7 @@ from sto_odno_env.rules import (
     load_rules,
     set_path,
 )
+from sto_odno_env.records import record
 
 REPO = Path(__file__).resolve().parents[1]
 RANKS = ["6", "7", "8", "9", "10", "J", "Q", "K", "A"]
@@ -764,6 +765,6 @@ def test_every_field_changes_behaviour(preset: str, path: str, value: Any) -> No
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_rules_pickle_as_plain_data(name):
-    """Rules travel to worker processes by pickling (sto_odno_env.sharded)."""
+    """Rules travel to worker processes by pickling (sto_odno_env.envs.sharded)."""
     rules = Rules.preset(name).replace(target=77)
     assert pickle.loads(pickle.dumps(rules)) == rules

@@ -1,6 +1,6 @@
 """Scenario tests for play within a round: docs/rules.md §2 (playable), §4 (a turn), §5 (effects).
 
-Each test is a small hand-made deal (``sto_odno_env.scenario.Game``). Unless said otherwise
+Each test is a small hand-made deal (``sto_odno_env.records.scenario.Game``). Unless said otherwise
 two players sit, seat 1 deals, the opening card has no effect, and so seat 0 moves first.
 ``legal()`` names the actions of the player to act: ``play X``, ``order ♥``, ``draw``, ``pass``.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from scenario_helpers import DRAW, PASS, actions, held, ids, plays, with_effect
 
-from sto_odno_env.scenario import Game
+from sto_odno_env.records.scenario import Game
 
 
 def test_playable_same_suit_same_rank_or_wild_queen():

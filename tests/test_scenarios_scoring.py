@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from scenario_helpers import DRAW, card, step
 
-from sto_odno_env import engine
-from sto_odno_env.rules import PRESETS, Rules
-from sto_odno_env.scenario import Game, deck_for
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import PRESETS, Rules
+from sto_odno_env.records.scenario import Game, deck_for
 
 
 def preload(game: Game, totals: list[int]) -> None:

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from scenario_helpers import card
 
-from sto_odno_env.record import play_random_matches, write_records
-from sto_odno_env.replay import replay
-from sto_odno_env.rules import PRESETS, SWITCH_DEFAULTS, Rules, RulesError
-from sto_odno_env.scenario import Game
+from sto_odno_env.game.rules import PRESETS, SWITCH_DEFAULTS, Rules, RulesError
+from sto_odno_env.records.record import play_random_matches, write_records
+from sto_odno_env.records.replay import replay
+from sto_odno_env.records.scenario import Game
 
 
 def preload(game: Game, totals: list[int]) -> None:
@@ -462,11 +462,11 @@ def test_last_card_call_in_the_envs_and_bots():
     CALL); the bots always call; the classic sizes are unchanged without the switch."""
     import numpy as np
 
-    from agents.heuristic import ExpertAgent, GreedyAgent
     from sto_odno_env import sto_odno_v0
-    from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
-    from sto_odno_env.observation import OBS_SIZE, layout, obs_size
-    from sto_odno_env.sb3 import StoOdnoVecEnv
+    from sto_odno_env.bots.heuristic import ExpertAgent, GreedyAgent
+    from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
+    from sto_odno_env.views.observation import OBS_SIZE, layout, obs_size
 
     rules = Rules.preset("classic").replace(last_card_call=True)
     assert (obs_size(rules), obs_size("classic"), OBS_SIZE) == (190, 189, 189)
@@ -500,7 +500,7 @@ def test_last_card_call_in_the_envs_and_bots():
 def test_a_bot_refuses_masks_of_another_action_space():
     import numpy as np
 
-    from agents.heuristic import ExpertAgent
+    from sto_odno_env.bots.heuristic import ExpertAgent
 
     with pytest.raises(
         ValueError, match=r"bot .expert. is set up for rules .classic. with the 36-card deck"
@@ -513,9 +513,9 @@ def sharded_trail(rules: Rules, workers: int) -> list:
     games, greedy opponents) stepped in ``workers`` processes."""
     import numpy as np
 
-    from agents.heuristic import GreedyAgent
-    from sto_odno_env import engine
-    from sto_odno_env.gym_env import StoOdnoVectorEnv
+    from sto_odno_env.bots.heuristic import GreedyAgent
+    from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
+    from sto_odno_env.game import engine
 
     env = StoOdnoVectorEnv(4, rules, 3, opponents=GreedyAgent(rules), workers=workers)
     observations, infos = env.reset(seed=7)
@@ -534,9 +534,9 @@ def test_last_card_call_sharded_and_determinised():
     process does; a state rebuilt from a CALL observation is in CALL."""
     import numpy as np
 
-    from sto_odno_env import engine
-    from sto_odno_env.determinise import from_observations
-    from sto_odno_env.observation import observe
+    from sto_odno_env.game import engine
+    from sto_odno_env.views.determinise import from_observations
+    from sto_odno_env.views.observation import observe
 
     rules = Rules.preset("classic").replace(last_card_call=True)
     trails = [sharded_trail(rules, workers) for workers in (1, 2)]
@@ -675,10 +675,11 @@ def test_deck_52_in_the_envs_and_bots():
     import numpy as np
 
     from agents import load
-    from agents.heuristic import ExpertAgent, GreedyAgent
     from sto_odno_env import sto_odno_v0
-    from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
-    from sto_odno_env.observation import (
+    from sto_odno_env.bots.heuristic import ExpertAgent, GreedyAgent
+    from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
+    from sto_odno_env.views.observation import (
         OBS_SIZE,
         ObservationView,
         layout,
@@ -686,7 +687,6 @@ def test_deck_52_in_the_envs_and_bots():
         observe,
         observe_one,
     )
-    from sto_odno_env.sb3 import StoOdnoVecEnv
 
     rules = Rules.preset("classic").replace(deck=52)
     assert (obs_size(rules), OBS_SIZE, obs_size(rules.replace(last_card_call=True))) == (
@@ -734,9 +734,9 @@ def test_deck_52_evaluation_rollout_and_determinise():
     import numpy as np
 
     from agents.evaluate import evaluate
-    from sto_odno_env import engine
-    from sto_odno_env.determinise import from_observations
-    from sto_odno_env.observation import observe
+    from sto_odno_env.game import engine
+    from sto_odno_env.views.determinise import from_observations
+    from sto_odno_env.views.observation import observe
 
     rules = Rules.preset("classic").replace(deck=52)
     path = Path(__file__).resolve().parents[1] / "configs/rules/examples/deck-52.yaml"
@@ -770,8 +770,8 @@ def test_deck_52_sharded_equals_one_process():
 def test_deck_52_engine_api_and_record_cli_at_every_player_count(players, tmp_path):
     """The engine's API test (masks, determinism, the 52 cards in one place each, records
     that replay) and the record CLI, with ``deck: 52`` at 2 to 6 players."""
-    from sto_odno_env import record
-    from sto_odno_env.testing import api_test
+    from sto_odno_env.records import record
+    from sto_odno_env.records.testing import api_test
 
     api_test(classic(52), players, batch=4, steps=80)
     out = tmp_path / "deck52.jsonl"

@@ -1,4 +1,5 @@
-"""The ``search`` agent (agents/search.py): belief-weighted deals that depend only on what
+"""The ``search`` agent (sto_odno_env/bots/search.py): belief-weighted deals that depend only on
+what
 the seat sees, policy-guided rollouts, legal play in the AEC and vector envs, and its
 registry arguments."""
 
@@ -10,13 +11,14 @@ import pytest
 pytest.importorskip("torch")
 
 import agents
-from agents.registry import AgentError
-from agents.search import SearchAgent
-from sto_odno_env import engine, sto_odno_v0
-from sto_odno_env.determinise import from_observations
-from sto_odno_env.gym_env import StoOdnoVectorEnv
-from sto_odno_env.observation import observe
-from sto_odno_env.rules import load_rules
+from sto_odno_env import sto_odno_v0
+from sto_odno_env.bots.registry import AgentError
+from sto_odno_env.bots.search import SearchAgent
+from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import load_rules
+from sto_odno_env.views.determinise import from_observations
+from sto_odno_env.views.observation import observe
 
 
 def mid_round_observations(rules, players, games=24, seed=3, steps=12):

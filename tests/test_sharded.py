@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.heuristic import GreedyAgent
-from sto_odno_env import engine
-from sto_odno_env.gym_env import StoOdnoVectorEnv
-from sto_odno_env.sharded import ShardedLearnerGames, WorkerError
+from sto_odno_env.bots.heuristic import GreedyAgent
+from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
+from sto_odno_env.envs.sharded import ShardedLearnerGames, WorkerError
+from sto_odno_env.game import engine
 
 
 class FailingPolicy:
@@ -105,7 +105,7 @@ def test_the_vector_env_refuses_a_worker_count_that_is_not_a_positive_integer(wo
 
 def test_sb3_vec_env_with_workers_serves_masks():
     pytest.importorskip("stable_baselines3")
-    from sto_odno_env.sb3 import StoOdnoVecEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
     vec_env = StoOdnoVecEnv(num_envs=8, workers=2, seed=5, opponents=GreedyAgent())
     alone = StoOdnoVecEnv(num_envs=8, seed=5, opponents=GreedyAgent())

@@ -8,10 +8,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents import load  # noqa: E402
-from agents.registry import SHIPPED, AgentError  # noqa: E402
 from sto_odno_env import sto_odno_v0  # noqa: E402
-from sto_odno_env.gym_env import StoOdnoVectorEnv  # noqa: E402
-from sto_odno_env.rules import Rules, load_rules  # noqa: E402
+from sto_odno_env.bots.registry import SHIPPED, AgentError  # noqa: E402
+from sto_odno_env.envs.gym_env import StoOdnoVectorEnv  # noqa: E402
+from sto_odno_env.game.rules import Rules, load_rules  # noqa: E402
 
 ALL_COUNTS = range(2, 7)
 

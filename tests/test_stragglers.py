@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 import torch
 
-from agents.heuristic import ExpertAgent, GreedyAgent
-from agents.registry import load as load_agent
-from sto_odno_env import Rules, engine
-from sto_odno_env.gym_env import StoOdnoVectorEnv
-from sto_odno_env.learner import LearnerGames
-from sto_odno_env.table_config import TableConfig
+from sto_odno_env import Rules
+from sto_odno_env.bots.heuristic import ExpertAgent, GreedyAgent
+from sto_odno_env.bots.registry import load as load_agent
+from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
+from sto_odno_env.envs.learner import LearnerGames
+from sto_odno_env.envs.table_config import TableConfig
+from sto_odno_env.game import engine
 
 
 @pytest.fixture(autouse=True)

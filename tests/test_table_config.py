@@ -1,4 +1,4 @@
-"""One table config (sto_odno_env.table_config): built and checked once, taken by every
+"""One table config (sto_odno_env.envs.table_config): built and checked once, taken by every
 learner env and by LearnerGames, by keyword arguments or as ``config=``."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import pytest
 
 from agents import GreedyAgent
 from sto_odno_env import sto_odno_v0
-from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
-from sto_odno_env.learner import LearnerGames, learner_games
-from sto_odno_env.sb3 import StoOdnoVecEnv
-from sto_odno_env.table_config import TableConfig, table_config
+from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+from sto_odno_env.envs.learner import LearnerGames
+from sto_odno_env.envs.sb3 import StoOdnoVecEnv
+from sto_odno_env.envs.sharded import learner_games
+from sto_odno_env.envs.table_config import TableConfig, table_config
 
 
 def test_positional_keyword_and_config_build_the_same_table():

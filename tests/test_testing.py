@@ -1,13 +1,13 @@
-"""sto_odno_env.testing.api_test: a variant author's one-call check of the engine."""
+"""sto_odno_env.records.testing.api_test: a variant author's one-call check of the engine."""
 
 from __future__ import annotations
 
 import pytest
 
-from sto_odno_env import testing
-from sto_odno_env.core import decisions
-from sto_odno_env.rules import Rules
-from sto_odno_env.tables import CARD_BIT
+from sto_odno_env.game.core import decisions
+from sto_odno_env.game.rules import Rules
+from sto_odno_env.game.tables import CARD_BIT
+from sto_odno_env.records import testing
 
 
 @pytest.mark.parametrize(

@@ -23,11 +23,11 @@ import pytest
 import torch
 
 from agents import AgentError, load
-from agents.checkpoint import CheckpointError, save_policy
-from agents.checkpoint import load as load_checkpoint
-from agents.registry import SHIPPED
 from sto_odno_env import Rules, sto_odno_v0
-from sto_odno_env.gym_env import StoOdnoVectorEnv
+from sto_odno_env.bots.checkpoint import CheckpointError, save_policy
+from sto_odno_env.bots.checkpoint import load as load_checkpoint
+from sto_odno_env.bots.registry import SHIPPED
+from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
 from train import ppo, run
 from train.config import ConfigError, load_config
 from train.masked import entropy, log_probs, make_networks, sample
@@ -151,7 +151,7 @@ def test_self_play_games_train_every_seat_and_resume_exactly(tmp_path):
 def test_self_play_rows_are_the_acting_seats_legal_decisions_with_their_own_results():
     # Match rewards, gamma = lambda = 1 and a critic that says 0 everywhere: a row's return
     # is its seat's match result (+1 winner, -1 loser) once the match is over, else 0.
-    from sto_odno_env.observation import LAYOUT
+    from sto_odno_env.views.observation import LAYOUT
     from train.selfplay import SelfPlayGames
 
     games = SelfPlayGames(Rules.preset("classic"), 2, 32, seed=3, reward="match")

@@ -13,10 +13,11 @@ import pytest
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-from sto_odno_env import Rules, engine, rng
-from sto_odno_env.gym_env import StoOdnoEnv, StoOdnoVectorEnv
-from sto_odno_env.observation import ObservationView
-from sto_odno_env.policy import BasePolicy
+from sto_odno_env import Rules
+from sto_odno_env.bots.policy import BasePolicy
+from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+from sto_odno_env.game import engine, rng
+from sto_odno_env.views.observation import ObservationView
 
 SHORT = Rules.preset("classic").replace(target=30)  # short matches, same game otherwise
 
@@ -216,7 +217,7 @@ def test_game_zero_of_an_int_seeded_batch_is_the_single_env():
 def test_sb3_masks_for_maskable_ppo():
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from sto_odno_env.sb3 import StoOdnoVecEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
     vec_env = StoOdnoVecEnv(num_envs=8, players=3, seed=0)
     obs = vec_env.reset()
@@ -237,7 +238,7 @@ def test_sb3_masks_for_maskable_ppo():
 
 
 def test_sb3_seed_makes_reset_deterministic():
-    from sto_odno_env.sb3 import StoOdnoVecEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
     one, two = StoOdnoVecEnv(num_envs=4), StoOdnoVecEnv(num_envs=4)
     one.seed(9)
@@ -246,7 +247,7 @@ def test_sb3_seed_makes_reset_deterministic():
 
 
 def test_sb3_terminal_observation_when_done():
-    from sto_odno_env.sb3 import StoOdnoVecEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
     vec_env = StoOdnoVecEnv(num_envs=16, rules=SHORT, players=2, seed=3)
     obs = vec_env.reset()
@@ -272,7 +273,7 @@ def test_maskable_ppo_smoke():
     import torch
     from sb3_contrib import MaskablePPO
 
-    from sto_odno_env.sb3 import StoOdnoVecEnv
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
     torch.set_num_threads(1)
     vec_env = StoOdnoVecEnv(num_envs=64, rules="classic", players=2, seed=0)

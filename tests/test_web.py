@@ -26,17 +26,17 @@ pytest.importorskip("python_multipart")
 from starlette.testclient import TestClient
 
 from agents import load as load_agent
-from sto_odno_env import engine
-from sto_odno_env.observation import observe_one
-from sto_odno_env.replay import RecordError, replay_lines
-from sto_odno_env.rules import load_rules
-from sto_odno_env.web.app import MAX_FORM_BYTES, WebConfig, create_app
+from sto_odno_env.apps.web.app import MAX_FORM_BYTES, WebConfig, create_app
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import load_rules
+from sto_odno_env.records.replay import RecordError, replay_lines
+from sto_odno_env.views.observation import observe_one
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS = ROOT / "tests" / "data" / "records"
 LADDER = ROOT / "docs" / "ladder"
 RECORD = "/replays/file/classic-2p.jsonl"
-POLICY_PATH = "agents/policies/ppo-classic-2p.pt"  # a path, not a registry name
+POLICY_PATH = "sto_odno_env/bots/policies/ppo-classic-2p.pt"  # a path, not a registry name
 
 
 class Clock:

@@ -145,7 +145,7 @@ def click_and_wait(page, locator) -> None:
 
 
 def test_a_whole_match_by_clicking(server, page, tmp_path):
-    from sto_odno_env.replay import replay_lines
+    from sto_odno_env.records.replay import replay_lines
 
     with screenshot_on_failure(page, "match"):
         page.goto(server + "/")

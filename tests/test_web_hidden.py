@@ -24,10 +24,10 @@ pytest.importorskip("python_multipart")
 
 from starlette.testclient import TestClient
 
-from sto_odno_env.cards import card_name
-from sto_odno_env.web import svg
-from sto_odno_env.web.app import WebConfig, create_app
-from sto_odno_env.web.match import WebMatch
+from sto_odno_env.apps.web import svg
+from sto_odno_env.apps.web.app import WebConfig, create_app
+from sto_odno_env.apps.web.match import WebMatch
+from sto_odno_env.game.cards import card_name
 
 # (rules, players, opponent) played by the API and by the forms; yard steals from a hand
 # when the stock runs dry, ukrainian and classic 3-4 players have penalties and skips.
@@ -258,7 +258,7 @@ def test_the_scan_finds_a_card_of_another_hand(monkeypatch):
     for leak in (card_name(card, deck), svg.card_svg(card, deck)):
         with pytest.raises(AssertionError):
             check(json.dumps(view, ensure_ascii=False) + leak, match, record, view)
-    from sto_odno_env.picture import table_svg
+    from sto_odno_env.views.picture import table_svg
 
     with pytest.raises(AssertionError):  # the whole table face up, as the replays draw it
         check(table_svg(match.state, view=None), match, record, view)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from agents.arena import play
 from agents.evaluate import duplicate_schedule
 from agents.stats import head_to_head, wilson
-from sto_odno_env.policy import BasePolicy
-from sto_odno_env.rules import Rules
+from sto_odno_env.bots.policy import BasePolicy
+from sto_odno_env.game.rules import Rules
 
 
 @dataclass(frozen=True)

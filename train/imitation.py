@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents.registry import load as load_agent
-from sto_odno_env import engine
-from sto_odno_env.observation import obs_size, observe
-from sto_odno_env.rules import Rules
+from sto_odno_env.bots.registry import load as load_agent
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import Rules
+from sto_odno_env.views.observation import obs_size, observe
 from train.config import TrainConfig
 from train.masked import entropy, log_probs
 

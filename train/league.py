@@ -7,7 +7,7 @@ member with the config's weights (``snapshots`` is shared evenly among the snaps
 before the first snapshot its weight goes to ``current``). A game whose slot is refilled
 mid-match plays on against the newer snapshot.
 
-The league is a *table of opponents* for :class:`sto_odno_env.learner.LearnerGames`: one
+The league is a *table of opponents* for :class:`sto_odno_env.envs.learner.LearnerGames`: one
 batched call per member per round of moves, for all the games and seats that member plays.
 """
 
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents.registry import load as load_agent
-from sto_odno_env.rules import Rules
+from sto_odno_env.bots.registry import load as load_agent
+from sto_odno_env.game.rules import Rules
 from train.config import LeagueConfig
 from train.masked import sample
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from agents.checkpoint import build_network
+from sto_odno_env.bots.checkpoint import build_network
 
 if TYPE_CHECKING:
     from torch import nn

@@ -6,7 +6,7 @@
 One file in the manner of CleanRL's ``ppo.py``, in its order: the args (the typed config
 of ``train/config.py``), the env setup, the agent, then the algorithm: a rollout of
 ``rollout_steps`` learner decisions in each of ``num_envs`` games on the batched engine
-(:class:`sto_odno_env.learner.LearnerGames`, one learner seat each, the other seats drawn
+(:class:`sto_odno_env.envs.learner.LearnerGames`, one learner seat each, the other seats drawn
 from a league, :mod:`train.league`, at every match start), GAE advantages, and ``epochs``
 passes of clipped PPO over minibatches. Masks hold everywhere: actions are sampled from the
 legal ones only, the update's log-probabilities and entropy are those of the masked
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.checkpoint import (
+from sto_odno_env.bots.checkpoint import (
     CheckpointError,
     TorchPolicyAgent,
     build_network,
@@ -38,9 +38,9 @@ from agents.checkpoint import (
     read,
     write_atomic,
 )
-from sto_odno_env.learner import LearnerGames
-from sto_odno_env.observation import obs_size
-from sto_odno_env.rules import Rules
+from sto_odno_env.envs.learner import LearnerGames
+from sto_odno_env.game.rules import Rules
+from sto_odno_env.views.observation import obs_size
 from train import deferred_import, run
 from train.config import ConfigError, TrainConfig
 from train.imitation import estimate_seconds, warm_start

@@ -11,7 +11,7 @@ summary): rules, players, reward, network widths, PPO settings, warm start and l
 RLlib's PPO runs on its new API stack:
 
 * ``--env-runners R`` env runners (Ray actors, one CPU each), each stepping one
-  :class:`~sto_odno_env.gym_env.StoOdnoVectorEnv` of ``num_envs`` games on the batched
+  :class:`~sto_odno_env.envs.gym_env.StoOdnoVectorEnv` of ``num_envs`` games on the batched
   engine (RLlib's ``gym_env_vectorize_mode="vector_entry_point"``), with Gymnasium's
   next-step auto-reset and a Dict observation ``{"observations", "action_mask"}``.
 * The league (:class:`train.league.League`) sits inside each runner's env: the opponents
@@ -20,7 +20,7 @@ RLlib's PPO runs on its new API stack:
   ``league.snapshot_every`` updates the frozen snapshots, with
   ``env_runner_group.foreach_env_runner``.
 * The RLModule (:class:`MaskedMLP`) is the kit's policy network exactly:
-  ``agents.checkpoint.build_network`` for the actor (illegal actions get a logit of -1e9,
+  ``sto_odno_env.bots.checkpoint.build_network`` for the actor (illegal actions get a logit of -1e9,
   so they are never sampled) and one for the critic, initialised as ``train/ppo.py``'s.
   Every network is sized by the rule set (observation width, number of actions), so a
   52-card deck or the last-card call trains as the classic rules do.
@@ -59,16 +59,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.checkpoint import (
+from sto_odno_env.bots.checkpoint import (
     CheckpointError,
     TorchPolicyAgent,
     build_network,
     policy_record,
     write_atomic,
 )
-from sto_odno_env.gym_env import StoOdnoVectorEnv
-from sto_odno_env.observation import obs_size
-from sto_odno_env.rules import Rules, load_rules
+from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
+from sto_odno_env.game.rules import Rules, load_rules
+from sto_odno_env.views.observation import obs_size
 from train import deferred_import, run
 from train.config import ConfigError, LeagueConfig, TrainConfig
 from train.masked import make_networks, masked_logits

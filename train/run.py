@@ -217,7 +217,7 @@ class Settings:
     checkpoint (if any) and which keys the command line gave."""
 
     config: TrainConfig
-    rules: Any  # sto_odno_env.rules.Rules
+    rules: Any  # sto_odno_env.game.rules.Rules
     out: Path
     flags: dict[str, Any]
     args: argparse.Namespace
@@ -435,7 +435,7 @@ def parse(spec: Spec, argv: list[str] | None) -> Settings:
     rules = _rules(config)
     if saved is not None:
         _check_resumable(saved, config, given, rules)
-    from agents.registry import load as load_agent
+    from sto_odno_env.bots.registry import load as load_agent
 
     load_agent(config.eval_opponent, rules, config.players)  # a bad name fails now
     out = Path(config.out)
@@ -511,7 +511,7 @@ def _shown(value: Any) -> str:
 
 
 def _rules(config: TrainConfig) -> Any:
-    from sto_odno_env.rules import load_rules
+    from sto_odno_env.game.rules import load_rules
 
     rules = load_rules(config.rules)
     rules.check_players(config.players)
@@ -520,7 +520,7 @@ def _rules(config: TrainConfig) -> Any:
 
 def _check_resumable(saved: Saved, config: TrainConfig, given: dict, rules: Any) -> None:
     """Keys the saved state's shapes depend on must be the checkpoint's."""
-    from agents.checkpoint import CheckpointError, check_fits
+    from sto_odno_env.bots.checkpoint import CheckpointError, check_fits
 
     source = f"checkpoint {str(saved.path)!r}"
     check_fits({"rules": saved.config.get("rules")}, saved.path, rules, None)
@@ -770,7 +770,7 @@ class Session:
         config = self.config
         counters = self.counters
         began = time.monotonic()
-        from agents.registry import load as load_agent
+        from sto_odno_env.bots.registry import load as load_agent
 
         opponent = load_agent(
             config.eval_opponent, self.settings.rules, config.players, seed=config.seed
@@ -1054,7 +1054,7 @@ def write_evaluations(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def user_errors() -> tuple[type[Exception], ...]:
     """The errors that are the command line's or the config's (exit 2, no traceback)."""
-    from sto_odno_env.rules import RulesError
+    from sto_odno_env.game.rules import RulesError
 
     return (*run_errors(), RulesError, ValueError)
 
@@ -1062,8 +1062,8 @@ def user_errors() -> tuple[type[Exception], ...]:
 def run_errors() -> tuple[type[Exception], ...]:
     """The errors a run can meet that are still the command line's: a budget too short,
     a checkpoint that does not fit."""
-    from agents.checkpoint import CheckpointError
-    from agents.registry import AgentError
+    from sto_odno_env.bots.checkpoint import CheckpointError
+    from sto_odno_env.bots.registry import AgentError
 
     return (ConfigError, AgentError, CheckpointError)
 

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.checkpoint import SB3PolicyAgent
+from sto_odno_env.bots.checkpoint import SB3PolicyAgent
 from train import deferred_import, run
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ else:  # loaded on first use, so that a bad command line fails before torch's se
 
 
 class SB3Trainer:
-    """MaskablePPO on :class:`sto_odno_env.sb3.StoOdnoVecEnv`, one update per :meth:`train`."""
+    """MaskablePPO on :class:`sto_odno_env.envs.sb3.StoOdnoVecEnv`, one update per :meth:`train`."""
 
     interruptible = False  # SB3's learn() cannot be cut and continued
     policy_name = "model.zip"
@@ -39,8 +39,8 @@ class SB3Trainer:
     def __init__(self, settings: run.Settings, console: run.Console):
         from sb3_contrib import MaskablePPO
 
-        from agents.registry import load as load_agent
-        from sto_odno_env.sb3 import StoOdnoVecEnv
+        from sto_odno_env.bots.registry import load as load_agent
+        from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
         config = self.config = settings.config
         self.opponents = settings.flags["opponents"]

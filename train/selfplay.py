@@ -1,6 +1,6 @@
 """Self-play games whose every decision trains: the current policy plays every seat.
 
-In a league game (:class:`~sto_odno_env.learner.LearnerGames`) only the learner's seat
+In a league game (:class:`~sto_odno_env.envs.learner.LearnerGames`) only the learner's seat
 trains; when the league puts the current policy in the other seats, their decisions are
 computed and thrown away. :class:`SelfPlayGames` keeps them: B games stepped on the engine
 with the current policy to act in every seat, each decision a training row for the seat that
@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from sto_odno_env import engine, rng
-from sto_odno_env.learner import engine_arrays, restore_engine_arrays
-from sto_odno_env.observation import obs_size, observe
-from sto_odno_env.rules import Rules
+from sto_odno_env.envs.learner import engine_arrays, restore_engine_arrays
+from sto_odno_env.game import engine, rng
+from sto_odno_env.game.rules import Rules
+from sto_odno_env.views.observation import obs_size, observe
 from train.masked import sample
 
 _ROW_KEYS = ("obs", "masks", "actions", "logp", "values")

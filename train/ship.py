@@ -1,7 +1,7 @@
 """Ship a trained policy: ``python train/ship.py RUN_DIR NAME [--which best|latest]``.
 
 Copies the run's policy (``best.pt``, the best evaluated, or ``policy.pt``, the latest)
-into ``agents/policies/NAME.pt`` without the training state (weights and what they were
+into ``sto_odno_env/bots/policies/NAME.pt`` without the training state (weights and what they were
 trained for only), with the run's config as ``NAME.yaml`` and its training summary and
 evaluations as ``NAME.json`` beside it. ``agents.load(NAME)`` then plays it.
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import yaml
 
-from agents.checkpoint import CheckpointError, read, write_atomic
-from agents.registry import POLICY_DIR
+from sto_odno_env.bots.checkpoint import CheckpointError, read, write_atomic
+from sto_odno_env.bots.registry import POLICY_DIR
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,8 +22,8 @@ import time
 import numpy as np
 import torch
 
-from agents.registry import load as load_agent
-from sto_odno_env.gym_env import StoOdnoVectorEnv
+from sto_odno_env.bots.registry import load as load_agent
+from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
 from train import ppo, run
 
 

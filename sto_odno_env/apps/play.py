@@ -1,0 +1,644 @@
+"""Play 101 in the terminal against agents from the registry, or step through a record.
+
+    python -m sto_odno_env.play [--rules PRESET|FILE] [--players P] [--opponents a,b,...]
+        [--seat N] [--seed S] [--record FILE.jsonl] [--plain]
+    python -m sto_odno_env.play --replay FILE.jsonl [--match K]
+
+At your turn type a move number, a card (``Q♠``, ``qs``, ``10h``, ``10♥``), ``d`` to draw
+(or take a penalty), ``p`` to pass; after a queen name a suit (``♥``, ``h`` or its
+number); ``?`` for help, ``q`` to quit. In the viewer: ``n`` (or Enter) next, ``b`` back,
+a record line number to jump there, ``q`` to quit. End of input and Ctrl-C leave cleanly
+(exit codes 0 and 130) and save the record when ``--record`` is given; a match left
+before its end is saved as unfinished (docs/rules.md §10) and replays up to there.
+SIGTERM leaves as Ctrl-C does, with exit code 143.
+
+Rounds and turns are numbered from 1 on screen; ``state.round`` counts from 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import secrets
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from ..game import cli, engine
+from ..game.cards import (
+    PHASE_ORDER,
+    SUIT_LETTERS,
+    SUIT_SYMBOLS,
+    CardParseError,
+    Deck,
+    action_name,
+    card_name,
+    parse_card,
+)
+from ..game.rules import PRESETS, Rules, RulesError, load_rules
+from ..records.playback import Playback
+from ..records.record import write_records
+from ..views.observation import observe_one
+from ..views.screen import (
+    Screen,
+    event_text,
+    legal_actions,
+    match_result_lines,
+    move_lines,
+    phase_name,
+    rich_available,
+    round_result_lines,
+    seat_lines,
+    situation,
+)
+
+INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
+TERMINATED = 128 + signal.SIGTERM  # ... and by SIGTERM (kill)
+HELP = (
+    "type a move number, a card (Q♠, qs, 10h, 10♥), d to draw, p to pass; "
+    "after a queen a suit (♠ ♣ ♦ ♥ or s c d h); q quits"
+)
+_SUIT_WORDS = {
+    **{symbol: suit for suit, symbol in enumerate(SUIT_SYMBOLS)},
+    **{letter.lower(): suit for suit, letter in enumerate(SUIT_LETTERS)},
+    **{word: suit for suit, word in enumerate(("spades", "clubs", "diamonds", "hearts"))},
+    **{symbol: suit for suit, symbol in enumerate("♤♧♢♡")},
+}
+
+
+class MoveError(ValueError):
+    """A typed move that cannot be taken; the message says why and what would do."""
+
+
+class Quit(Exception):
+    """The player asked to leave."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: the program leaves as after Ctrl-C (the record saved), exit 143."""
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """While the program runs, SIGTERM raises :class:`Terminated` (in the main thread
+    only, where Python runs signal handlers); the previous handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def parse_move(text: str, state: engine.State, game: int = 0) -> int:
+    """The action id meant by ``text`` for the player to act in ``state``.
+
+    Raises :class:`MoveError` with a message for the player when the text is empty, is not
+    a move, names a card the player does not hold, or names a move that is not legal now.
+    """
+    legal = legal_actions(state, game)
+    word = text.strip().lower()
+    if not word:
+        raise MoveError(f"empty line: {HELP}")
+    if word.isdigit():
+        number = int(word)
+        if 1 <= number <= len(legal):
+            return legal[number - 1]
+        raise MoveError(f"there is no move {number}; choose 1 to {len(legal)}")
+    deck = state.tables.deck
+    if int(state.phase[game]) == PHASE_ORDER:
+        if word in _SUIT_WORDS:
+            return deck.order_base + _SUIT_WORDS[word]
+        raise MoveError(f"{text.strip()!r} is not a suit: name one of ♠ ♣ ♦ ♥ (s c d h)")
+    if word in ("d", "draw"):
+        if deck.draw in legal:
+            return deck.draw
+        raise MoveError("you cannot draw now; " + _legal_words(legal, deck))
+    if word in ("p", "pass"):
+        if deck.pass_ in legal:
+            return deck.pass_
+        raise MoveError("you cannot pass now; " + _legal_words(legal, deck))
+    try:
+        card = parse_card(text.strip(), deck)
+    except CardParseError as error:
+        raise MoveError(str(error)) from None
+    hand = int(state.hand[game, int(state.current_player[game])])
+    name = card_name(card, deck)
+    if not hand >> card & 1:
+        raise MoveError(f"you do not hold {name}")
+    if card not in legal:
+        raise MoveError(f"{name} cannot be played now; " + _legal_words(legal, deck))
+    return card
+
+
+def _legal_words(legal: Sequence[int], deck: Deck | None = None) -> str:
+    return "legal: " + ", ".join(action_name(action, deck) for action in legal)
+
+
+class Reader:
+    """Reads answers line by line from ``stream``; echoes them when it is not a terminal,
+    so a transcript of piped input reads like a session."""
+
+    def __init__(self, stream: TextIO, screen: Screen):
+        self.stream = stream
+        self.screen = screen
+        self.echo = not _isatty(stream)
+
+    def read(self, prompt: str) -> str:
+        """One line without its newline; raises EOFError at the end of input."""
+        self.screen.ask(prompt)
+        line = self.stream.readline()
+        if not line:
+            self.screen.say()
+            raise EOFError
+        if self.echo:
+            self.screen.out.write(line if line.endswith("\n") else line + "\n")
+        return line.rstrip("\r\n")
+
+
+def seat_names(players: int, you: int, opponents: Sequence[str]) -> list[str]:
+    """``You`` for the human and ``name (seat k)`` for each opponent (a checkpoint path
+    shows as its file's stem)."""
+    names, others = [], iter(opponents)
+    for seat in range(players):
+        if seat == you:
+            names.append("You")
+            continue
+        name = next(others)
+        if "/" in name or Path(name).suffix in (".pt", ".zip"):
+            name = Path(name).stem
+        names.append(f"{name} (seat {seat})")
+    return names
+
+
+class _MatchTrace(engine.Trace):
+    """The record of a match stepped one decision at a time: the caller says whether the
+    decision it steps is forced (one legal action), as the record marks it."""
+
+    forced = False
+
+    def emit(self, game: int, event: dict[str, Any]) -> None:
+        if event["type"] == "action":
+            event["forced"] = self.forced
+        super().emit(game, event)
+
+
+class _DealWatch:
+    """The engine's own chance (:data:`engine.RANDOM_CHANCE`), noting the hands whenever a
+    round is dealt: the hands the last round ended with, after any last-card penalty
+    (docs/rules.md §7), and the seats still in, who are dealt the next round."""
+
+    def __init__(self) -> None:
+        self.inner = engine.RANDOM_CHANCE
+        self.deals: list[tuple[list[int], int]] = []  # (hands, seats-in mask) per deal
+
+    def deck(self, state: engine.State, games: np.ndarray) -> np.ndarray:
+        self.deals.append(([int(h) for h in state.hand[0]], int(state.in_match[0])))
+        return self.inner.deck(state, games)
+
+    def first_dealer(self, state, games):
+        return self.inner.first_dealer(state, games)
+
+    def shuffle(self, state, games, cards, counts):
+        return self.inner.shuffle(state, games, cards, counts)
+
+    def steal(self, state, games, drawer, victim):
+        return self.inner.steal(state, games, drawer, victim)
+
+
+class HumanMatch:
+    """One match: a human at ``seat`` and one policy per other seat (in seat order).
+
+    The match is stepped one decision at a time (forced ones taken here, as the engine
+    would), so that every card a seat takes can be told: the hands before and after each
+    decision show what was drawn, and who drew it says why (the player's own draw, or a
+    penalty). The history shows these draws as ``draw`` events, which are not part of
+    the record (docs/rules.md §10 leaves draws out: they follow from the deck).
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int,
+        seat: int,
+        opponents: Sequence[Any],
+        names: Sequence[str],
+        seed: int,
+        screen: Screen,
+        reader: Reader,
+    ):
+        self.seat, self.names, self.screen, self.reader = seat, list(names), screen, reader
+        others = iter(opponents)
+        self.policies = [None if p == seat else next(others) for p in range(players)]
+        self.trace = _MatchTrace(1)
+        self.chance = _DealWatch()
+        self.state = engine.init(
+            rules,
+            players,
+            1,
+            seed=seed,
+            trace=self.trace,
+            chance=self.chance,
+            resolve_forced=False,
+        )
+        self.complete = 0  # record events up to the last decision point (what is saved)
+        self.shown = 0  # record events already printed or gathered into self.recent
+        self.recent: list[dict[str, Any]] = []
+
+    @property
+    def record(self) -> list[dict[str, Any]]:
+        """The match's record events up to the last decision point (docs/rules.md §10):
+        a step cut short by Ctrl-C leaves no half of it here."""
+        return self.trace.current[0][: self.complete]
+
+    def play(self) -> None:
+        """Play to the match's end; EOFError, KeyboardInterrupt and Quit pass through."""
+        if not self.shown:  # the deal (and an opening card's penalty)
+            self._gather(None)
+        while not bool(self.state.done[0]):
+            seat = int(self.state.current_player[0])
+            legal = legal_actions(self.state)
+            if len(legal) == 1:  # forced: no one is asked (docs/rules.md §4)
+                action = legal[0]
+            elif seat == self.seat:
+                action = self._ask_human()
+            else:
+                observation = observe_one(self.state, seat)
+                action = int(self.policies[seat](observation, self.state.legal[0]))
+            hands = self._hands()
+            self.trace.forced = len(legal) == 1
+            engine.step(
+                self.state,
+                np.array([action]),
+                trace=self.trace,
+                chance=self.chance,
+                resolve_forced=False,
+            )
+            self._gather(hands)
+
+    def _hands(self) -> list[int]:
+        return [int(hand) for hand in self.state.hand[0]]
+
+    def _gather(self, before: list[int] | None) -> None:
+        """Take the new record events, with the draws they led to (``before``: the hands
+        before the decision): moves wait for the human's next screen, round and match
+        results are printed as they happen."""
+        events = self.trace.current[0][self.shown :]
+        self.shown = self.complete = len(self.trace.current[0])
+        for event in self._with_draws(events, before):
+            if event["type"] in ("round_end", "match_end"):
+                self._print_recent("Moves")
+                if event["type"] == "round_end":
+                    self.screen.block(
+                        "Round result", round_result_lines(self.screen, event, self.names)
+                    )
+                else:
+                    lines = match_result_lines(self.screen, event, self.names, self.seat)
+                    self.screen.block("Match result", lines)
+            elif event["type"] != "match":
+                self.recent.append(event)
+
+    def _with_draws(
+        self, events: list[dict[str, Any]], before: list[int] | None
+    ) -> list[dict[str, Any]]:
+        """``events`` with the cards each seat took: on the action of a seat that drew
+        (its own draw, ``drawn``), and as ``draw`` events for a penalty taken by another
+        seat (or at a round's opening card). Record events are copied, never changed.
+
+        The events split at each ``round`` line; a part's cards taken are its hands at
+        the end (at the next deal, or now) less its hands at the start (before the
+        decision, or as dealt: docs/rules.md §3), less cards stolen (``steal`` lines)."""
+        deals, self.chance.deals = self.chance.deals, []
+        starts = [i for i, event in enumerate(events) if event["type"] == "round"]
+        bounds = [0, *starts, len(events)]
+        ends = [hands for hands, _ in deals] + [self._hands()]
+        cards, hand_size = self.state.tables.deck.cards, self.state.tables.hand_size
+        result: list[dict[str, Any]] = []
+        for part, (first, stop) in enumerate(itertools.pairwise(bounds)):
+            piece = [dict(event) for event in events[first:stop]]
+            if part == 0:
+                if before is None:  # the match's start: nothing held before the deal
+                    result += piece
+                    continue
+                start = before
+            else:
+                deck, seats_in = piece[0]["deck"], deals[part - 1][1]
+                dealt = sum(1 << card for card in deck[: seats_in.bit_count() * hand_size])
+                start = [dealt] * len(ends[part])
+            taken = [end & ~begin for end, begin in zip(ends[part], start, strict=True)]
+            for event in piece:
+                if event["type"] == "steal":
+                    taken[event["player"]] &= ~(1 << event["card"])
+            actor = next((e["player"] for e in piece if e["type"] == "action"), None)
+            notes = []
+            for seat, bits in enumerate(taken):
+                drawn = [card for card in range(cards) if bits >> card & 1]
+                if not drawn:
+                    continue
+                if seat == actor:
+                    action = next(e for e in piece if e["type"] == "action")
+                    action["drawn"] = drawn
+                else:
+                    notes.append({"type": "draw", "player": seat, "cards": drawn})
+            at = next(
+                (i for i, e in enumerate(piece) if e["type"] in ("round_end", "match_end")),
+                len(piece),
+            )
+            result += piece[:at] + notes + piece[at:]
+        return result
+
+    def _print_recent(self, title: str) -> None:
+        lines = [event_text(self.screen, e, self.names, self.seat) for e in self.recent]
+        if lines:
+            self.screen.block(title, [line for line in lines if line])
+        self.recent = []
+
+    def _ask_human(self) -> int:
+        state, screen = self.state, self.screen
+        if int(state.phase[0]) != PHASE_ORDER:  # after a queen only the suit prompt follows
+            self._print_recent("Since your last turn")
+            title = f"Round {int(state.round[0]) + 1} · turn {int(state.turn[0]) + 1}"
+            hand = int(state.hand[0, self.seat])
+            cards = state.tables.deck.cards
+            playable = sum(1 << a for a in legal_actions(state) if a < cards)
+            screen.block(
+                title,
+                [
+                    *situation(screen, state),
+                    *seat_lines(screen, state, self.names),
+                    "Your hand: " + screen.hand(hand, highlight=playable),
+                ],
+            )
+        screen.block("Legal moves", move_lines(screen, state))
+        prompt = "Suit> " if int(state.phase[0]) == PHASE_ORDER else "Your move> "
+        while True:
+            text = self.reader.read(prompt)
+            if text.strip().lower() in ("q", "quit", "exit"):
+                raise Quit
+            if text.strip().lower() in ("?", "help"):  # not "h": that is ♥ at the suit prompt
+                screen.say(screen.text(HELP))
+                continue
+            try:
+                return parse_move(text, state)
+            except MoveError as error:
+                screen.say(screen.style(f"! {error}", "yellow"))
+
+
+def replay_session(playback: Playback, screen: Screen, reader: Reader) -> None:
+    """Step through a recorded match with every hand shown: ``n``/Enter, ``b``, a line."""
+    names = [f"player {p}" for p in range(playback.players)]
+    screen.deck = playback.rules.deck_spec
+    index, count = 0, len(playback.frames)
+    while True:
+        frame = playback.frames[index]
+        state = frame.state
+        lines = [
+            f"{number:>5}  {text}"
+            for number, event in frame.events
+            if (text := event_text(screen, event, names))
+        ]
+        unfinished = "" if playback.finished else " (unfinished)"
+        screen.block(
+            f"Match {playback.match}{unfinished} · round {int(state.round[0]) + 1} · lines "
+            f"{frame.first}-{frame.last} of {playback.first_line}-{playback.last_line} · "
+            f"step {index + 1}/{count}",
+            [
+                *lines,
+                *situation(screen, state),
+                *seat_lines(screen, state, names, shown=range(playback.players)),
+                _to_act(screen, state, names),
+            ],
+        )
+        while True:
+            text = reader.read("replay [n]ext [b]ack [line] [q]uit> ").strip().lower()
+            if text in ("q", "quit", "exit"):
+                return
+            if text in ("", "n", "next"):
+                if index + 1 < count:
+                    index += 1
+                    break
+                end = "match" if playback.finished else "record (the match was left unfinished)"
+                screen.say(f"! this is the end of the {end}; b goes back, q quits")
+            elif text in ("b", "back"):
+                if index > 0:
+                    index -= 1
+                    break
+                screen.say("! this is the start of the match; n goes on, q quits")
+            elif text.isdigit():
+                found = playback.frame_at(int(text))
+                if found is not None:
+                    index = found
+                    break
+                screen.say(
+                    f"! line {text} is not in this match: lines {playback.first_line}-"
+                    f"{playback.last_line}"
+                )
+            else:
+                screen.say("! type n (next), b (back), a line number, or q (quit)")
+
+
+def _to_act(screen: Screen, state: engine.State, names: Sequence[str]) -> str:
+    if bool(state.done[0]):
+        return "match over"
+    moves = ", ".join(screen.action(action, state) for action in legal_actions(state))
+    return (
+        f"{screen.text(names[int(state.current_player[0])])} to act ({phase_name(state)}): {moves}"
+    )
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def agent_names() -> str:
+    """The agents ``--opponents`` takes, from the registry: the bots, then the shipped
+    policies with the rules and player count each was trained for."""
+    import yaml
+
+    from ..bots.registry import BOTS, SHIPPED  # the agents package depends on this one
+
+    shipped = []
+    for name, path in SHIPPED.items():
+        config = path.with_suffix(".yaml")
+        try:
+            data = yaml.safe_load(config.read_text(encoding="utf-8"))
+            shipped.append(f"{name} ({data['rules']}, {data['players']} players)")
+        except (OSError, yaml.YAMLError, TypeError, KeyError):
+            shipped.append(name)
+    bots = ", ".join(name + ("[:samples=N,...]" if name == "rollout" else "") for name in BOTS)
+    policies = f"; trained policies: {', '.join(shipped)}" if shipped else ""
+    return f"bots: {bots}{policies}; or a checkpoint path (.pt, SB3 .zip)"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m sto_odno_env.play",
+        description="Play 101 against agents in the terminal, or step through a record.\n"
+        "Rounds and turns are numbered from 1 on screen.",
+        epilog="examples:\n"
+        "  python -m sto_odno_env.play --opponents expert --seed 7\n"
+        "  python -m sto_odno_env.play --opponents ppo-classic-2p --record match.jsonl\n"
+        "  python -m sto_odno_env.play --players 4 --opponents ppo-classic-4p\n"
+        "  python -m sto_odno_env.play --replay match.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--rules",
+        default="classic",
+        help=f"a preset ({', '.join(PRESETS)}) or a YAML rules file (default: classic)",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        help="players at the table (default: 2, or one more than the opponents listed)",
+    )
+    parser.add_argument(
+        "--opponents",
+        default="expert",
+        help="agents in the other seats, comma-separated, in seat order (one name fills "
+        f"every seat; default: expert). {agent_names()}",
+    )
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0..P-1 (default 0)")
+    parser.add_argument("--seed", type=int, help="match seed (default: a random one, printed)")
+    parser.add_argument("--record", metavar="FILE", help="write the match record (JSON Lines)")
+    parser.add_argument("--plain", action="store_true", help="plain text even on a terminal")
+    parser.add_argument("--replay", metavar="FILE", help="step through a recorded match")
+    parser.add_argument(
+        "--match",
+        type=int,
+        default=1,
+        help="with --replay: which match of the file, from 1 (default 1)",
+    )
+    return parser
+
+
+@cli.quiet_broken_pipe
+def main(
+    argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    """Run the program; returns the exit code. ``stdin``/``stdout`` default to the process's.
+
+    Output piped to a reader that leaves (``| head``) ends it quietly, the record saved."""
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    args = _parser().parse_args(argv)
+    use_rich = not args.plain and _isatty(stdout) and rich_available()
+    screen = Screen(stdout, use_rich=use_rich)
+    reader = Reader(stdin, screen)
+    try:
+        with _sigterm_as_interrupt():
+            if args.replay:
+                return _run_replay(args, screen, reader)
+            return _run_match(args, screen, reader)
+    except KeyboardInterrupt as stop:
+        screen.say()
+        screen.say("terminated" if isinstance(stop, Terminated) else "interrupted")
+        return TERMINATED if isinstance(stop, Terminated) else INTERRUPTED
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _run_replay(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
+    from ..records.replay import RecordError
+
+    try:
+        playback = Playback.load(args.replay, args.match)
+    except (RecordError, OSError, ValueError) as error:
+        return _fail(str(error))
+    with contextlib.suppress(EOFError):  # end of input just ends the viewing
+        replay_session(playback, screen, reader)
+    return 0
+
+
+def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
+    from ..bots.registry import load as load_agent  # the agents package depends on this one
+
+    names = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    players = args.players or (len(names) + 1 if len(names) > 1 else 2)
+    if len(names) == 1:
+        names *= players - 1
+    try:
+        rules = load_rules(args.rules)
+        rules.check_players(players)
+        if len(names) != players - 1:
+            raise RulesError(f"--opponents names {len(names)} agents for {players - 1} other seats")
+        if not 0 <= args.seat < players:
+            raise RulesError(f"--seat must be 0..{players - 1}, got {args.seat}")
+        seed = secrets.randbelow(2**31) if args.seed is None else args.seed
+        if seed < 0:
+            raise RulesError(f"--seed must be >= 0, got {seed}")
+        opponents = [
+            load_agent(name, rules=rules, players=players, seed=seed + k)
+            for k, name in enumerate(names)
+        ]
+        if args.record and not Path(args.record).parent.is_dir():
+            raise RulesError(f"--record: folder {str(Path(args.record).parent)!r} does not exist")
+    except (ValueError, OSError) as error:  # RulesError, AgentError, CheckpointError
+        return _fail(str(error))
+    seat_names_ = seat_names(players, args.seat, names)
+    screen.say(
+        screen.text(
+            f"101 · rules {rules.name} · {players} players · seed {seed} · you are seat "
+            f"{args.seat} · {HELP}"
+        )
+    )
+    screen.deck = rules.deck_spec
+    match = HumanMatch(rules, players, args.seat, opponents, seat_names_, seed, screen, reader)
+    code, note = 0, None
+    try:
+        match.play()
+    except EOFError:
+        note = "end of input: leaving the match"
+    except Quit:
+        note = "you left the match"
+    except Terminated:
+        code, note = TERMINATED, "terminated"
+    except KeyboardInterrupt:
+        code, note = INTERRUPTED, "interrupted"
+    except BrokenPipeError:  # the output's reader left: save without a word, then go
+        if args.record:
+            _save(args.record, match, None)
+        raise
+    if note:
+        screen.say(note)
+    if args.record:
+        _save(args.record, match, screen)
+    return code
+
+
+def _save(path: str, match: HumanMatch, screen: Screen | None) -> None:
+    """Write the match's record (an unfinished match ends with an ``unfinished`` line, so
+    that ``--replay`` shows it up to there); ``screen`` None saves without a word."""
+    record = match.record
+    try:
+        write_records(path, [record])
+    except OSError as error:
+        if screen is not None:
+            print(f"error: could not write the record: {error}", file=sys.stderr)
+        return
+    if screen is not None:
+        finished = record[-1]["type"] == "match_end"
+        what = "record" if finished else "partial record (the match is unfinished)"
+        screen.say(screen.text(f"saved the {what} to {path}"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

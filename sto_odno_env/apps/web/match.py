@@ -1,0 +1,313 @@
+"""One human's match at the web table, stepped by the server a decision at a time.
+
+The server deals and keeps the game: :class:`WebMatch` holds the engine state, the
+agents in the other seats and the record, and lets the agents play (and forced decisions
+be taken) until the human has a real decision or the match is over. What the human may
+know is gathered here as it happens, through :mod:`sto_odno_env.views.screen`'s event texts for
+the human's seat (another seat's drawn or stolen card shows as a count), and the page is
+built by :func:`sto_odno_env.apps.web.view.seat_view` from the seat's observation vector
+(:func:`sto_odno_env.views.observation.observe_one`) and that log, never from the state.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...game import engine
+from ...game.rules import Rules
+from ...views.observation import observe_one
+from ...views.screen import Screen, event_text, match_result_lines
+from .view import seat_view
+
+MAX_LOG = 400  # log lines a page shows at most (after the human is out, the rest of a match)
+
+
+class MoveError(ValueError):
+    """A move the match cannot take; ``status`` is the HTTP status it answers with."""
+
+    status = 400
+
+
+class StaleMove(MoveError):
+    """A move sent from a page of an earlier turn."""
+
+    status = 409
+
+
+class MatchOver(MoveError):
+    """A move sent after the match ended."""
+
+    status = 409
+
+
+class _Trace(engine.Trace):
+    """The record of a match stepped one decision at a time: the stepper says whether the
+    decision is forced (one legal action), as the record marks it (docs/rules.md §10)."""
+
+    forced = False
+
+    def emit(self, game: int, event: dict[str, Any]) -> None:
+        if event["type"] == "action":
+            event["forced"] = self.forced
+        super().emit(game, event)
+
+
+class _DealWatch:
+    """The engine's own chance, noting each seat's hand whenever a round is dealt (the hands
+    the last round ended with) and the seats still in, who are dealt the next round."""
+
+    def __init__(self) -> None:
+        self.inner = engine.RANDOM_CHANCE
+        self.deals: list[tuple[list[int], int]] = []
+
+    def deck(self, state: engine.State, games: np.ndarray) -> np.ndarray:
+        self.deals.append(([int(h) for h in state.hand[0]], int(state.in_match[0])))
+        return self.inner.deck(state, games)
+
+    def first_dealer(self, state, games):
+        return self.inner.first_dealer(state, games)
+
+    def shuffle(self, state, games, cards, counts):
+        return self.inner.shuffle(state, games, cards, counts)
+
+    def steal(self, state, games, drawer, victim):
+        return self.inner.steal(state, games, drawer, victim)
+
+
+def with_draws(
+    events: Sequence[dict[str, Any]],
+    before: list[int] | None,
+    deals: Sequence[tuple[list[int], int]],
+    now: list[int],
+    hand_size: int,
+    cards: int,
+) -> list[dict[str, Any]]:
+    """Copies of ``events`` (one decision's record events) with the cards each seat took:
+    ``drawn`` on the action of the seat that drew, ``draw`` events for a penalty taken by
+    another seat (or at a round's opening card), as :func:`sto_odno_env.views.screen.event_text`
+    reads them.
+
+    The events split at each ``round`` line. A part's cards taken are its hands at its end
+    (``deals``: the hands when the next round was dealt; ``now`` for the last part) less its
+    hands at its start (``before`` the decision, or every card dealt), less stolen cards.
+    """
+    starts = [i for i, event in enumerate(events) if event["type"] == "round"]
+    bounds = [0, *starts, len(events)]
+    ends = [hands for hands, _ in deals] + [now]
+    result: list[dict[str, Any]] = []
+    for part, (first, stop) in enumerate(itertools.pairwise(bounds)):
+        piece = [dict(event) for event in events[first:stop]]
+        if part == 0:
+            if before is None:  # the match's start: nothing was held before the deal
+                result += piece
+                continue
+            start = before
+        else:
+            deck, seats_in = piece[0]["deck"], deals[part - 1][1]
+            dealt = sum(1 << card for card in deck[: seats_in.bit_count() * hand_size])
+            start = [dealt] * len(ends[part])
+        taken = [end & ~begin for end, begin in zip(ends[part], start, strict=True)]
+        for event in piece:
+            if event["type"] == "steal":
+                taken[event["player"]] &= ~(1 << event["card"])
+        action = next((e for e in piece if e["type"] == "action"), None)
+        notes = []
+        for seat, bits in enumerate(taken):
+            drawn = [card for card in range(cards) if bits >> card & 1]
+            if not drawn:
+                continue
+            if action is not None and seat == action["player"]:
+                action["drawn"] = drawn
+            else:
+                notes.append({"type": "draw", "player": seat, "cards": drawn})
+        at = next(
+            (i for i, e in enumerate(piece) if e["type"] in ("round_end", "match_end")),
+            len(piece),
+        )
+        result += piece[:at] + notes + piece[at:]
+    return result
+
+
+class WebMatch:
+    """A match with the human at ``seat`` and ``agents[p]`` (a policy) in every other seat
+    ``p`` (``agents[seat]`` is None). ``seed`` is the engine's match seed."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int,
+        seat: int,
+        agents: Sequence[Any],
+        names: Sequence[str],
+        seed: int,
+    ):
+        self.rules, self.players, self.seat = rules, players, seat
+        self.agents, self.names, self.seed = list(agents), list(names), seed
+        self.trace = _Trace(1)
+        self.watch = _DealWatch()
+        self.state = engine.init(
+            rules, players, 1, seeds=[seed], trace=self.trace, chance=self.watch,
+            resolve_forced=False,
+        )  # fmt: skip
+        self.screen = Screen(io.StringIO())  # plain text, for the event texts only
+        self.move = 0  # the human's decisions so far: the page's turn token
+        # What the human saw since its last decision (what the page shows); older lines are
+        # dropped, so a game's memory does not grow with the match.
+        self.log: list[dict[str, Any]] = []
+        self.rounds: list[dict[str, Any]] = []
+        self.result: dict[str, Any] | None = None
+        self.rewards = np.zeros(players, dtype=np.float64)
+        self.decisions = 0
+        self._shown = 0
+        self._take(None)
+        self._advance()
+
+    # --- what the human may know ------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """Whether the match has ended."""
+        return bool(self.state.done[0])
+
+    def view(self, game_id: str, baselines: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+        """The page's data: what the human's seat may know (see :func:`seat_view`)."""
+        state = self.state
+        to_act = int(state.current_player[0])
+        mask = state.legal[0] if not self.over and to_act == self.seat else None
+        return seat_view(
+            observe_one(state, self.seat),
+            mask,
+            rules=self.rules,
+            players=self.players,
+            seat=self.seat,
+            names=self.names,
+            game=game_id,
+            move=self.move,
+            round_number=int(state.round[0]) + 1,
+            turn=int(state.turn[0]) + 1,
+            since=self.log[-MAX_LOG:],
+            rounds=self.rounds,
+            result=self.result,
+            baselines=baselines,
+        )
+
+    def record_text(self) -> str:
+        """The match's record as JSON Lines (docs/rules.md §10), as
+        :func:`sto_odno_env.records.record.write_records` writes it; only once the match is over
+        (before, it would show every hand and the deck)."""
+        if not self.over:
+            raise MatchOver("the match is not over: its record would show the other hands")
+        return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in self.trace.current[0])
+
+    @property
+    def record(self) -> list[dict[str, Any]]:
+        """The record events so far (the server's own copy: never sent during play)."""
+        return self.trace.current[0]
+
+    # --- play -------------------------------------------------------------------------
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the seat to act, in id order."""
+        bits = int(self.state.legal_bits[0])
+        return [a for a in range(self.state.tables.num_actions) if bits >> a & 1]
+
+    def play(self, action: int, move: int) -> None:
+        """The human's decision ``action``, sent from the page of turn token ``move``; then
+        the agents play on. Raises :class:`MatchOver`, :class:`StaleMove` or
+        :class:`MoveError` (an action that is not legal now) before changing anything."""
+        if self.over:
+            raise MatchOver("the match is over; start a new one")
+        if move != self.move:
+            raise StaleMove(
+                f"stale move: it was sent from the page of move {move}, the game is at move "
+                f"{self.move}; the page shows the table as it is now"
+            )
+        legal = self.legal_actions()
+        if action not in legal:
+            from ...game.cards import action_name
+
+            deck = self.state.tables.deck
+            allowed = ", ".join(f"{a} ({action_name(a, deck)})" for a in legal)
+            try:
+                what = f"{action} ({action_name(action, deck)})"
+            except ValueError:
+                what = str(action)
+            raise MoveError(f"illegal move: action {what} is not legal now; legal: {allowed}")
+        self.log = []
+        self.move += 1
+        self._step(action, forced=False)
+        self._advance()
+
+    def _advance(self) -> None:
+        """Forced decisions and the agents' decisions, until the human has a real decision
+        or the match is over."""
+        state = self.state
+        while not self.over:
+            seat = int(state.current_player[0])
+            legal = self.legal_actions()
+            if len(legal) == 1:  # forced: no one is asked (docs/rules.md §4)
+                self._step(legal[0], forced=True)
+            elif seat == self.seat:
+                return
+            else:
+                observation = observe_one(state, seat)
+                self._step(int(self.agents[seat](observation, state.legal[0])), forced=False)
+
+    def _step(self, action: int, forced: bool) -> None:
+        before = [int(hand) for hand in self.state.hand[0]]
+        self.trace.forced = forced
+        _, rewards, _ = engine.step(
+            self.state,
+            np.array([action]),
+            trace=self.trace,
+            chance=self.watch,
+            resolve_forced=False,
+        )
+        self.rewards += rewards[0]
+        self.decisions += 1
+        self._take(before)
+
+    def _take(self, before: list[int] | None) -> None:
+        """Turn the new record events into what the human saw: log lines, round results
+        and the match result."""
+        events = self.trace.current[0][self._shown :]
+        self._shown = len(self.trace.current[0])
+        deals, self.watch.deals = self.watch.deals, []
+        now = [int(hand) for hand in self.state.hand[0]]
+        tables = self.state.tables
+        annotated = with_draws(events, before, deals, now, tables.hand_size, tables.deck.cards)
+        screen, names, seat = self.screen, self.names, self.seat
+        screen.deck = tables.deck
+        for event in annotated:
+            kind = event["type"]
+            text = event_text(screen, event, names, viewer=seat)
+            if kind == "round_end":
+                # The round's numbers only: the finishing card is in the log when it happens.
+                self.rounds.append(
+                    {
+                        "round": len(self.rounds) + 1,
+                        "finisher": event["finisher"],
+                        "points": list(event["points"]),
+                        "totals": list(event["totals"]),
+                        "out": list(event["out"]),
+                    }
+                )
+            elif kind == "match_end":
+                place = event["ranking"].index(seat) + 1
+                self.result = {
+                    "ranking": list(event["ranking"]),
+                    "totals": list(event["totals"]),
+                    "truncated": bool(event["truncated"]),
+                    "place": place,
+                    "reward": float(self.rewards[seat]),
+                    "rounds": len(self.rounds),
+                    "lines": match_result_lines(screen, event, names, seat),
+                }
+            if text:
+                self.log.append({"seat": event.get("player"), "kind": kind, "text": text})

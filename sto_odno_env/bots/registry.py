@@ -1,0 +1,122 @@
+"""``agents.load(name, rules=..., players=...)``: an agent by name or checkpoint path.
+
+Names: ``random``, ``greedy``, ``expert``, ``rollout``, ``search``; ``rollout`` takes its
+budget as ``rollout:samples=16,horizon=20`` (also ``margin``), ``search`` (policy-guided,
+belief-weighted: :mod:`sto_odno_env.bots.search`) the same and ``pool``, ``floor``, ``policy`` and
+``model`` (agent names), e.g. ``search:samples=8,policy=expert``. The trained policies shipped in
+``sto_odno_env/bots/policies/`` load by their name (``ppo-classic-2p``, ...: :data:`SHIPPED`).
+Anything else is a checkpoint path (``.pt`` policy file or SB3 ``.zip``, see
+:mod:`sto_odno_env.bots.checkpoint`); a policy trained for other rules or another player count is
+refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..game.rules import Rules, load_rules
+from .checkpoint import CheckpointError
+from .checkpoint import load as load_checkpoint
+from .heuristic import ExpertAgent, GreedyAgent, RandomAgent
+from .policy import BasePolicy
+from .rollout import RolloutAgent
+from .search import SearchAgent
+
+BOTS = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "expert": ExpertAgent,
+    "rollout": RolloutAgent,
+    "search": SearchAgent,
+}
+_ROLLOUT_PARAMS = {"samples": int, "horizon": int, "margin": float}
+_PARAMS = {
+    "rollout": _ROLLOUT_PARAMS,
+    "search": {**_ROLLOUT_PARAMS, "pool": int, "floor": float, "policy": str, "model": str},
+}
+POLICY_DIR = Path(__file__).resolve().parent / "policies"
+
+
+def shipped_policies() -> dict[str, Path]:
+    """The trained policies shipped with the package: name -> policy file."""
+    return {path.stem: path for path in sorted(POLICY_DIR.glob("*.pt"))}
+
+
+SHIPPED = shipped_policies()
+
+
+class AgentError(ValueError):
+    """An agent name or specification that cannot be loaded."""
+
+
+def load(
+    name: str,
+    rules: Rules | str = "classic",
+    players: int | None = None,
+    seed: int | None = 0,
+) -> BasePolicy:
+    """The agent called ``name`` (see the module docstring), set up for ``rules``."""
+    rules = load_rules(rules)
+    base, _, params = name.partition(":")
+    if base in BOTS:
+        kwargs = _parse_params(name, base, params)
+        try:
+            return BOTS[base](rules, players, seed=seed, **kwargs)
+        except ValueError as error:
+            raise AgentError(f"agent {name!r}: {error}") from None
+    if base in SHIPPED and not params:
+        name = str(SHIPPED[base])
+    if Path(name).suffix in (".pt", ".zip") or Path(name).exists() or "/" in name:
+        try:
+            return load_checkpoint(name, rules, players)
+        except CheckpointError as error:
+            raise AgentError(str(error)) from None
+    raise AgentError(
+        f"unknown agent {name!r}; allowed: {', '.join([*BOTS, *SHIPPED])} "
+        "(rollout:samples=N,horizon=N,margin=X; search:samples=N,...,policy=NAME) or a "
+        "checkpoint path (.pt policy file or "
+        "SB3 .zip)"
+    )
+
+
+def _parse_params(name: str, base: str, params: str) -> dict:
+    if not params:
+        return {}
+    if base not in _PARAMS:
+        raise AgentError(f"agent {name!r}: only {' and '.join(_PARAMS)} take parameters")
+    allowed = _PARAMS[base]
+    kwargs = {}
+    for item in params.split(","):
+        key, _, value = item.partition("=")
+        if key not in allowed or not value:
+            raise AgentError(
+                f"agent {name!r}: bad parameter {item!r}; allowed: "
+                f"{', '.join(k + '=...' for k in allowed)}"
+            )
+        try:
+            kwargs[key] = allowed[key](value)
+        except ValueError:
+            raise AgentError(
+                f"agent {name!r}: {key}={value!r} is not a {allowed[key].__name__}"
+            ) from None
+    return kwargs
+
+
+def resolve_opponents(opponents: Any, rules: Any, players: int) -> Any:
+    """``opponents`` with every registry name (``"expert"``, ``"rollout:samples=8"``, a
+    checkpoint path) replaced by that agent, loaded for ``rules`` and ``players``.
+
+    Raises :class:`AgentError` (a ``ValueError``) for a name that is not an agent.
+    """
+
+    def resolve(item: Any) -> Any:
+        if not isinstance(item, str):
+            return item
+        return load(item, rules, players)
+
+    if isinstance(opponents, str):
+        return resolve(opponents)
+    if isinstance(opponents, list | tuple):
+        return [resolve(item) for item in opponents]
+    return opponents

@@ -1,0 +1,181 @@
+"""A search bot: determinised rollouts to the end of the round in the batched engine.
+
+For each decision, :class:`RolloutAgent` samples ``samples`` deals of the hidden cards that
+agree with everything the seat has seen (:func:`sto_odno_env.views.determinise.from_observations`),
+tries every legal action in each, and plays the rest of the round with a default policy
+(the expert bot by default) for every seat. It starts from the default policy's own
+choice and switches to another action only when that action's outcome is better in the
+same sampled deals by more than ``margin`` standard errors of the paired difference (a
+policy improvement step that noise cannot talk it out of). A quarter of the samples is
+drawn first; the rest only for decisions where some action may still beat the default
+choice. The outcome, for the deciding seat:
+
+* its match reward, when the round decides its place (elimination or match end);
+* plus the points the others scored this round minus its own (after the exact-target
+  reset), divided by the target: the round's outcome relative to the table;
+* a rollout cut at ``horizon`` decisions counts the points left in the hands instead.
+
+All rollouts of all games in the batch run together in one engine batch, so the cost per
+decision is ``samples × legal actions`` games for ``horizon`` steps at most.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..game import engine
+from ..game.rules import Rules, load_rules
+from ..views.determinise import from_observations
+from ..views.observation import observe
+from .policy import BasePolicy, as_policy
+
+
+class RolloutAgent(BasePolicy):
+    """Determinised rollouts (see the module docstring). Budget: ``samples`` deals per
+    decision, each legal action tried in each, rollouts cut after ``horizon`` decisions."""
+
+    name = "rollout"
+
+    def __init__(
+        self,
+        rules: Rules | str = "classic",
+        players: int | None = None,
+        samples: int = 32,
+        horizon: int = 24,
+        default_policy: object | None = None,
+        seed: int | None = 0,
+        margin: float = 1.5,
+    ):
+        from .heuristic import ExpertAgent
+
+        if samples < 1 or horizon < 1:
+            raise ValueError(f"samples and horizon must be >= 1, got {samples}, {horizon}")
+        self.rules = load_rules(rules)
+        self.samples = samples
+        self.horizon = horizon
+        self.margin = margin
+        self.default_policy = as_policy(default_policy or ExpertAgent(self.rules))
+        self.seed(seed)
+
+    def seed(self, seed: int | None) -> None:
+        self.generator = np.random.default_rng(seed)
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        observations = np.atleast_2d(observations)
+        masks = np.asarray(masks) > 0
+        choice = np.argmax(masks, axis=1)  # games with one legal action keep it
+        deciding = np.flatnonzero(masks.sum(axis=1) > 1)
+        if not deciding.size:
+            return choice
+        sub_obs, sub_masks = observations[deciding], masks[deciding]
+        baseline = np.asarray(self.default_policy.act(sub_obs, sub_masks.astype(np.int8)))
+        # A quarter of the samples first; the rest only where another action might still
+        # beat the baseline (its mean gain plus one standard error is above zero).
+        first = max(2, self.samples // 4)
+        totals = self._paired_gains(sub_obs, sub_masks, baseline, first)
+        mean, error = _mean_error(*totals)
+        undecided = np.flatnonzero((mean + error > 0).any(axis=1))
+        if undecided.size and self.samples > first:
+            more = self._paired_gains(
+                sub_obs[undecided], sub_masks[undecided], baseline[undecided], self.samples - first
+            )
+            for total, extra in zip(totals, more, strict=True):
+                total[undecided] += extra
+            mean, error = _mean_error(*totals)
+        score = mean - self.margin * error
+        best = np.argmax(score, axis=1)
+        better = score[np.arange(deciding.size), best] > 0
+        choice[deciding] = np.where(better, best, baseline)
+        return choice
+
+    def _worlds(self, observations: np.ndarray, samples: int, seed: int) -> engine.State:
+        """``samples`` sampled deals per observation, row ``i * samples + k``: uniform over
+        the unseen cards here (``sto_odno_env.bots.search`` weights them by belief)."""
+        return from_observations(self.rules, observations, samples, seed=seed)
+
+    def _paired_gains(self, observations, masks, baseline, samples):
+        """Sum, sum of squares and count of each legal action's gain over the baseline's
+        outcome in the same sampled deal: (n, 42) arrays each."""
+        n = observations.shape[0]
+        seed = int(self.generator.integers(2**62))
+        worlds = self._worlds(observations, samples, seed)  # i*S + k
+        # One rollout per (game, sample, legal action).
+        game_of_world = np.repeat(np.arange(n), samples)
+        world_of_row = np.repeat(np.arange(worlds.batch), masks.sum(axis=1)[game_of_world])
+        legal_actions = [np.flatnonzero(m) for m in masks]
+        actions = np.concatenate([legal_actions[g] for g in game_of_world])
+        values = self._rollout(worlds.take(world_of_row), actions)
+        game_of_row = game_of_world[world_of_row]
+        is_base = actions == baseline[game_of_row]
+        base_value = np.zeros(worlds.batch)
+        base_value[world_of_row[is_base]] = values[is_base]
+        gain = values - base_value[world_of_row]
+        width = masks.shape[1]  # the rule set's number of actions
+        size = n * width
+        key = game_of_row * width + actions
+        shape = (n, width)
+        return (
+            np.bincount(key, weights=gain, minlength=size).reshape(shape),
+            np.bincount(key, weights=gain * gain, minlength=size).reshape(shape),
+            np.bincount(key, minlength=size).reshape(shape).astype(np.float64),
+        )
+
+    def _rollout(self, state: engine.State, actions: np.ndarray) -> np.ndarray:
+        """Play each row to the end of its round; return seat 0's outcome per row."""
+        rows = state.batch
+        target = float(self.rules.target)
+        totals_before = state.totals.copy()
+        in_before = state.in_match.copy()
+        reward = np.zeros(rows)
+        value = np.zeros(rows)
+        finished = np.zeros(rows, dtype=bool)
+        live = np.arange(rows)
+        step_actions = actions
+        for _ in range(self.horizon):
+            _, step_rewards, done = engine.step(state, step_actions, games=live)
+            reward[live] += step_rewards[live, 0]
+            ended = live[(state.rounds_ended[live] > 0) | done[live]]
+            if ended.size:
+                value[ended] = reward[ended] + self._round_value(
+                    state, ended, totals_before, in_before, target
+                )
+                finished[ended] = True
+            live = live[~finished[live]]
+            if not live.size:
+                return value
+            seats = state.current_player[live].astype(np.intp)
+            masks = engine.unpack_actions(state.legal_bits[live], state.tables.num_actions)
+            obs = (
+                observe(state, seats, games=live)
+                if getattr(self.default_policy, "needs_observation", True)
+                else None
+            )
+            step_actions = np.asarray(self.default_policy.act(obs, masks), dtype=np.int64)
+        # Cut: count the points left in the hands.
+        points = engine.hand_points(state, live).astype(np.float64)
+        inside = ((in_before[live, None].astype(np.intp) >> np.arange(state.players)) & 1) == 1
+        others = np.where(inside[:, 1:], points[:, 1:], 0.0).sum(axis=1) / np.maximum(
+            inside[:, 1:].sum(axis=1), 1
+        )
+        value[live] = reward[live] + (others - points[:, 0]) / target
+        return value
+
+    @staticmethod
+    def _round_value(state, games, totals_before, in_before, target) -> np.ndarray:
+        """(others' mean gain − own gain) / target over the round that just ended."""
+        gain = (state.totals[games] - totals_before[games]).astype(np.float64)
+        players = state.players
+        inside = ((in_before[games, None].astype(np.intp) >> np.arange(players)) & 1) == 1
+        others = np.where(inside[:, 1:], gain[:, 1:], 0.0).sum(axis=1) / np.maximum(
+            inside[:, 1:].sum(axis=1), 1
+        )
+        return (others - gain[:, 0]) / target
+
+
+def _mean_error(sums, squares, counts):
+    """Mean gain and its standard error per (game, action); −inf for illegal actions."""
+    safe = np.maximum(counts, 1)
+    mean = sums / safe
+    variance = np.maximum(squares / safe - mean * mean, 0.0)
+    error = np.sqrt(variance / np.maximum(counts - 1, 1))
+    return np.where(counts > 0, mean, -np.inf), np.where(counts > 0, error, 0.0)
