@@ -33,6 +33,7 @@ from sto_odno_env.game.rules import (
     Rules,
 )
 from sto_odno_env.records import record, replay
+from sto_odno_env.views.render import describe
 
 
 def ids(rules: Rules) -> tuple[int, int, int, int, frozenset[int]]:
@@ -232,7 +233,7 @@ def check_live_game(state: engine.State, b: int) -> None:
     assert offered <= hand, f"game {b}: the mask offers cards not in hand: {offered - hand}"
     assert legal == expected_legal(state, b), (
         f"game {b} phase {engine.PHASE_NAMES[state.phase[b]]}: mask {sorted(legal)}, "
-        f"rules give {sorted(expected_legal(state, b))}\n{engine.describe(state, b)}"
+        f"rules give {sorted(expected_legal(state, b))}\n{describe(state, b)}"
     )
     phase = int(state.phase[b])
     top = int(state.top_card[b])

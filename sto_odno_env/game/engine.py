@@ -36,7 +36,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..views.render import describe
 from . import rng
 from .cards import (
     CALL,
@@ -227,7 +226,6 @@ __all__ = [
     "Rules",
     "State",
     "Trace",
-    "describe",
     "empty_state",
     "hand_points",
     "illegal_bits_message",
