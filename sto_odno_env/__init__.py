@@ -1,56 +1,79 @@
 """sto_odno_env: a vectorised rules engine and RL environments for the card game 101.
 
-* :mod:`sto_odno_env.game.engine` steps a batch of games at once with numpy; the rule set
-  (:class:`Rules`) drives it through lookup tables.
-* :mod:`sto_odno_env.envs.aec` is the PettingZoo AEC env ``sto_odno_v0`` (also
-  ``pettingzoo.make("aec", "sto_odno_v0")``).
-* :mod:`sto_odno_env.envs.gym_env` has the Gymnasium single-agent env
-  (``gymnasium.make("StoOdno-v0")``) and the batched vector env;
-  :mod:`sto_odno_env.envs.sb3` the stable-baselines3 VecEnv.
+The package is laid out in layers, each importing only from those below it
+(docs/architecture.md):
 
-Importing this package does not import torch.
+* :mod:`sto_odno_env.game`: the rules engine (:mod:`~sto_odno_env.game.engine` steps a
+  batch of games at once with numpy; the rule set, :class:`Rules`, drives it through
+  lookup tables). numpy and PyYAML only.
+* :mod:`sto_odno_env.views`: observations, text, pictures, the terminal screen.
+* :mod:`sto_odno_env.records`: game records, replay, scenarios, the engine's contract test.
+* :mod:`sto_odno_env.bots`: the policy interface, the bots, trained policies, the registry.
+* :mod:`sto_odno_env.envs`: the PettingZoo AEC env ``sto_odno_v0`` (also
+  ``pettingzoo.make("aec", "sto_odno_v0")``), the Gymnasium env and vector env
+  (``gymnasium.make("StoOdno-v0")``, ``gymnasium.make_vec``), the stable-baselines3 VecEnv.
+* :mod:`sto_odno_env.apps`: the terminal game and the benchmark.
+
+The names below are imported on first use (PEP 562), so ``import sto_odno_env`` and
+``import sto_odno_env.game`` load neither gymnasium nor pettingzoo; the envs are registered
+with those libraries when they are imported (:mod:`sto_odno_env.envs.register`). Importing
+this package does not import torch.
 """
 
-import gymnasium as _gymnasium
-import pettingzoo as _pettingzoo
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from ._version import __version__ as __version__
-from .envs import sto_odno_v0
-from .game.cards import card_name, parse_card, parse_cards
-from .game.engine import IllegalActionError, State, init, legal_mask, step
-from .game.rules import PRESETS, Rules, RulesError, load_rules
-from .views.observation import LAYOUT, OBS_SIZE, ObservationView, observe
+from .envs.register import register_on_import
 
-if "StoOdno-v0" not in _gymnasium.registry:
-    _gymnasium.register(
-        id="StoOdno-v0",
-        entry_point="sto_odno_env.envs.gym_env:StoOdnoEnv",
-        vector_entry_point="sto_odno_env.envs.gym_env:StoOdnoVectorEnv",
-    )
-if hasattr(_pettingzoo, "register"):  # PettingZoo >= 1.27
-    # The registry keys specs by their normalised id ("sto_odno-v0"), so the guard asks a
-    # spec for that spelling: a re-import or reload must not register (and warn) again.
-    _spec = _pettingzoo.EnvSpec(id="sto_odno_v0", entry_point="sto_odno_env.envs.aec:env")
-    if _spec.id not in _pettingzoo.aec_registry:
-        _pettingzoo.register("aec", "sto_odno_v0", entry_point=_spec.entry_point)
-    del _spec
+# public name -> the module that defines it
+_EXPORTS = {
+    "card_name": "sto_odno_env.game.cards",
+    "parse_card": "sto_odno_env.game.cards",
+    "parse_cards": "sto_odno_env.game.cards",
+    "IllegalActionError": "sto_odno_env.game.engine",
+    "State": "sto_odno_env.game.engine",
+    "init": "sto_odno_env.game.engine",
+    "legal_mask": "sto_odno_env.game.engine",
+    "step": "sto_odno_env.game.engine",
+    "PRESETS": "sto_odno_env.game.rules",
+    "Rules": "sto_odno_env.game.rules",
+    "RulesError": "sto_odno_env.game.rules",
+    "load_rules": "sto_odno_env.game.rules",
+    "LAYOUT": "sto_odno_env.views.observation",
+    "OBS_SIZE": "sto_odno_env.views.observation",
+    "ObservationView": "sto_odno_env.views.observation",
+    "observe": "sto_odno_env.views.observation",
+    "TableConfig": "sto_odno_env.envs.table_config",
+    "LearnerGames": "sto_odno_env.envs.learner",
+    "ShardedLearnerGames": "sto_odno_env.envs.sharded",
+    "learner_games": "sto_odno_env.envs.sharded",
+    "StoOdnoEnv": "sto_odno_env.envs.gym_env",
+    "StoOdnoVectorEnv": "sto_odno_env.envs.gym_env",
+    "StoOdnoVecEnv": "sto_odno_env.envs.sb3",
+}
+# needs stable-baselines3 (the train extra), so ``from sto_odno_env import *`` leaves it out
+_OPTIONAL = {"StoOdnoVecEnv"}
+# public name -> module exported as it is (PettingZoo's versioned entry point)
+_MODULES = {"sto_odno_v0": "sto_odno_env.envs.sto_odno_v0"}
 
-__all__ = [
-    "LAYOUT",
-    "OBS_SIZE",
-    "PRESETS",
-    "IllegalActionError",
-    "ObservationView",
-    "Rules",
-    "RulesError",
-    "State",
-    "card_name",
-    "init",
-    "legal_mask",
-    "load_rules",
-    "observe",
-    "parse_card",
-    "parse_cards",
-    "step",
-    "sto_odno_v0",
-]
+__all__ = sorted({*_EXPORTS, *_MODULES} - _OPTIONAL)
+
+register_on_import()
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        value = importlib.import_module(_MODULES[name])
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # the next look-up is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS, *_MODULES})
