@@ -59,7 +59,7 @@ def test_sharded_games_check_actions_and_report_worker_errors():
     try:
         games.reset(seed=1)
         actions = engine.sample_actions(games.legal_bits, np.full(6, 0.5))
-        legal = engine.unpack_actions(games.legal_bits)
+        legal = games.masks()
         actions[4] = int(np.flatnonzero(legal[4] == 0)[0])
         with pytest.raises(engine.IllegalActionError, match="in game 4"):
             games.step(actions)

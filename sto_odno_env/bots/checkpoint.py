@@ -23,9 +23,8 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__ as PACKAGE_VERSION
-from ..game.cards import NUM_ACTIONS
 from ..game.rules import Rules, RulesError, load_rules
-from ..views.observation import OBS_SIZE, OBSERVATION_VERSION, obs_size
+from ..views.observation import OBSERVATION_VERSION, obs_size
 from .policy import BasePolicy
 
 FORMAT = "sto-odno-policy"
@@ -80,11 +79,10 @@ def policy_record(
 
 
 def network_sizes(rules: Rules | dict | str | None) -> tuple[int, int]:
-    """(observation size, number of actions) of a rule set's policy network; a rule set
-    with ``last_card_call`` has one more of each, and the sizes follow the deck."""
-    if rules is None:
-        return OBS_SIZE, NUM_ACTIONS
-    rule_set = load_rules(rules)
+    """(observation size, number of actions) of a rule set's policy network (the classic
+    rules' without one); a rule set with ``last_card_call`` has one more of each, and the
+    sizes follow the deck."""
+    rule_set = load_rules("classic" if rules is None else rules)
     return obs_size(rule_set), rule_set.num_actions
 
 
@@ -248,7 +246,7 @@ def load(
     ``players``, a policy trained for others is refused."""
     path = Path(path)
     if path.suffix == ".zip" and path.is_file():
-        return _load_sb3(path)
+        return _load_sb3(path, rules)
     data = read(path)
     check_fits(data, path, load_rules(rules) if rules is not None else None, players)
     network = build_network(data["obs_size"], list(data.get("hidden", [])), data["num_actions"])
@@ -261,7 +259,9 @@ def load(
     return TorchPolicyAgent(network, str(path))
 
 
-def _load_sb3(path: Path) -> BasePolicy:
+def _load_sb3(path: Path, rules: Rules | str | None) -> BasePolicy:
+    """An SB3 zip as an agent, refused unless its spaces are those of ``rules`` (the
+    classic rules without them)."""
     try:
         from sb3_contrib import MaskablePPO
         from stable_baselines3 import PPO
@@ -278,10 +278,11 @@ def _load_sb3(path: Path) -> BasePolicy:
             continue
         shape = getattr(model.observation_space, "shape", None)
         actions = getattr(model.action_space, "n", None)
-        if shape != (OBS_SIZE,) or actions != NUM_ACTIONS:
+        width, count = network_sizes(rules)
+        if shape != (width,) or actions != count:
             raise CheckpointError(
                 f"checkpoint {str(path)!r} was trained for observations {shape} and "
-                f"{actions} actions; this env has ({OBS_SIZE},) and {NUM_ACTIONS}"
+                f"{actions} actions; these rules' env has ({width},) and {count}"
             )
         return SB3PolicyAgent(model, str(path))
     raise CheckpointError(

@@ -333,6 +333,7 @@ class raw_env(AECEnv, EzPickle):
             int(game.legal_bits[0]),
             action,
             phase=int(game.phase[0]),
+            deck=game.tables.deck,
         )
         if self.illegal_action == "raise":
             raise IllegalActionError(f"{agent}: {message}")

@@ -262,6 +262,7 @@ class ShardedLearnerGames:
                 game=game,
                 player=int(self.learner[game]),
                 phase=int(self._shared["phase"][game]),
+                deck=self.rules.deck_spec,
             )
         )
 

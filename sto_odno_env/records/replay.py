@@ -312,7 +312,7 @@ def _replay_batch(matches: list[_Lines], rules: Rules, players: int) -> int:
             if not 0 <= action < rules.num_actions or not legal_bits >> action & 1:
                 raise lines.error(
                     engine.illegal_bits_message(
-                        legal_bits, action, player=player, phase=phases[row]
+                        legal_bits, action, player=player, phase=phases[row], deck=rules.deck_spec
                     )
                 )
             count = legal_bits.bit_count()

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import NUM_ACTIONS
-
 U64_0 = np.uint64(0)
 U64_1 = np.uint64(1)
 
@@ -30,9 +28,9 @@ def all_set(mask: np.ndarray) -> bool:
     return np.count_nonzero(mask) == mask.size
 
 
-def unpack_actions(bits: np.ndarray, count: int = NUM_ACTIONS) -> np.ndarray:
-    """(n, count) int8 masks from action bit masks (count: the rule set's number of actions,
-    42 unless it has the last-card call)."""
+def unpack_actions(bits: np.ndarray, count: int) -> np.ndarray:
+    """(n, count) int8 masks from action bit masks (``count``: the rule set's number of
+    actions, ``RuleTables.num_actions``)."""
     bits = np.ascontiguousarray(bits, dtype=np.uint64)
     return np.unpackbits(
         bits.view(np.uint8).reshape(-1, 8), axis=1, count=count, bitorder="little"

@@ -72,12 +72,12 @@ def illegal_bits_message(
     game: int | None = None,
     player: int | None = None,
     phase: int | None = None,
-    deck: Deck | int | None = None,
+    deck: Deck | int,
 ) -> str:
     """The message of an illegal ``action``: the action, then where it was given (game,
-    player, phase, each when known) and the legal actions of the mask (action ids of
-    ``deck``, the 36-card one by default)."""
-    deck = deck_of(36 if deck is None else deck)
+    player, phase, each when known) and the legal actions of the mask, named as action ids
+    of ``deck`` (the rule set's :class:`~sto_odno_env.game.cards.Deck` or its size)."""
+    deck = deck if isinstance(deck, Deck) else deck_of(deck)
     is_id = isinstance(action, int | np.integer) and 0 <= action <= deck.call
     name = action_name(int(action), deck) if is_id else "not an action id"
     parts = [f"illegal action {action} ({name})"]
