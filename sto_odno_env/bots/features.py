@@ -1,7 +1,7 @@
 """Array views of observations and rule tables that the bots reason with.
 
-Everything is batched: ``N`` observations at once, cards as (N, 36) arrays ((N, 52) for a
-rule set with ``deck: 52``: :class:`CardTables` follows the rule set's deck; the module
+Everything is batched: ``N`` observations at once, cards as (N, C) arrays with C the rule
+set's number of cards (:class:`CardTables` follows the rule set's deck; the module
 constants ``CARD_SUIT``, ``CARD_RANK`` and ``IS_QUEEN`` are those of the 36-card deck).
 """
 
@@ -23,22 +23,22 @@ IS_QUEEN = CARD_RANK == QUEEN
 
 @dataclass(frozen=True)
 class CardTables:
-    """Per-card numbers of a rule set, as float arrays for scoring (N = 36, or 52 with
-    ``deck: 52``; the shapes below are the 36-card ones)."""
+    """Per-card numbers of a rule set, as float arrays for scoring (C: the rule set's number
+    of cards)."""
 
     deck: Deck
-    suit: np.ndarray  # (36,) int: the suit of each card
-    is_queen: np.ndarray  # (36,) bool
+    suit: np.ndarray  # (C,) int: the suit of each card
+    is_queen: np.ndarray  # (C,) bool
     card_bit: np.ndarray  # (37,) uint64: the bit of each card (0 for no card)
-    points: np.ndarray  # (36,)
-    draw: np.ndarray  # (36,)
-    skip: np.ndarray  # (36,) bool
-    cover: np.ndarray  # (36,) bool
-    order_suit: np.ndarray  # (36,) bool
-    finish_points: np.ndarray  # (36,) the finisher's score on this card (negative = bonus)
-    multiplier: np.ndarray  # (36,) the others' multiplier when finishing on this card
-    follows: np.ndarray  # (36, 36) bool: [c, d] card d may be played onto top card c
-    follow_bits: np.ndarray  # (36,) uint64: the cards that may be played onto card c
+    points: np.ndarray  # (C,)
+    draw: np.ndarray  # (C,)
+    skip: np.ndarray  # (C,) bool
+    cover: np.ndarray  # (C,) bool
+    order_suit: np.ndarray  # (C,) bool
+    finish_points: np.ndarray  # (C,) the finisher's score on this card (negative = bonus)
+    multiplier: np.ndarray  # (C,) the others' multiplier when finishing on this card
+    follows: np.ndarray  # (C, C) bool: [c, d] card d may be played onto top card c
+    follow_bits: np.ndarray  # (C,) uint64: the cards that may be played onto card c
     cover_can_finish: bool
     target: int
     reset_at_target: bool
@@ -101,7 +101,7 @@ __all__ = [
 
 
 def hand_bits(hand: np.ndarray) -> np.ndarray:
-    """(N,) uint64 card masks from (N, 36) (or (N, 52)) bool hands."""
+    """(N,) uint64 card masks from (N, C) bool hands (C: the deck's cards)."""
     packed = np.packbits(np.asarray(hand, dtype=bool), axis=1, bitorder="little")
     padded = np.zeros((packed.shape[0], 8), dtype=np.uint8)
     padded[:, : packed.shape[1]] = packed

@@ -22,7 +22,6 @@ from ..game.cards import (
 )
 from ..game.rules import Rules, load_rules
 from .features import (
-    CARD_SUIT,
     CardTables,
     hand_bits,
     next_player_hand_size,
@@ -30,9 +29,6 @@ from .features import (
     view_of,
 )
 from .policy import BasePolicy, RandomPolicy
-
-SUIT_OF_CARD = np.eye(NUM_SUITS, dtype=np.float64)[CARD_SUIT]  # (36, 4)
-SUIT_OF_CARD32 = SUIT_OF_CARD.astype(np.float32)
 
 
 class RandomAgent(RandomPolicy):

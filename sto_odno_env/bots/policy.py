@@ -1,10 +1,10 @@
 """The policy interface every player of the envs follows.
 
 A policy acts on batches: ``act(observations, masks) -> actions`` with observations
-(N, OBS_SIZE) float32, masks (N, 42) int8 and actions (N,) int. Calling it on one
-observation and mask, ``policy(observation, mask) -> int``, gives one decision. Any plain
-callable ``(observation, mask) -> action`` is accepted where a policy is expected and is
-wrapped by :func:`as_policy` (called game by game, so slower).
+(N, obs_size(rules)) float32, masks (N, rules.num_actions) int8 and actions (N,) int.
+Calling it on one observation and mask, ``policy(observation, mask) -> int``, gives one
+decision. Any plain callable ``(observation, mask) -> action`` is accepted where a policy
+is expected and is wrapped by :func:`as_policy` (called game by game, so slower).
 
 A policy that does not read the observation sets ``needs_observation = False``; the envs
 then skip building observations for its seats.
@@ -71,7 +71,7 @@ class RandomPolicy(BasePolicy):
         return np.argmax(scores * (masks > 0), axis=1)
 
     def act_bits(self, legal_bits: np.ndarray) -> np.ndarray:
-        """The same choice rule from the engine's 42-bit legal masks (no (N, 42) array)."""
+        """The same choice rule from the engine's legal-action bit masks (no mask array)."""
         from ..game.engine import sample_actions
 
         return sample_actions(legal_bits, self.generator.random(len(legal_bits)))

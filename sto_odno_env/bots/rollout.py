@@ -95,7 +95,7 @@ class RolloutAgent(BasePolicy):
 
     def _paired_gains(self, observations, masks, baseline, samples):
         """Sum, sum of squares and count of each legal action's gain over the baseline's
-        outcome in the same sampled deal: (n, 42) arrays each."""
+        outcome in the same sampled deal: (n, A) arrays each (A: the rule set's actions)."""
         n = observations.shape[0]
         seed = int(self.generator.integers(2**62))
         worlds = self._worlds(observations, samples, seed)  # i*S + k

@@ -7,8 +7,9 @@
 | Actions | ``Discrete(42)``: 0–35 play card, 36–39 order suit ♠ ♣ ♦ ♥, 40 draw, 41 pass |
 | Observation | ``Dict(observation=Box(float32, (189,)), action_mask=Box(0, 1, (42,), int8))`` |
 
-A rule set with ``last_card_call`` (docs/rules.md §12) has ``Discrete(43)`` (42: call), an
-observation of 190 entries (``observation.obs_size``) and masks of 43.
+Other rule sets (docs/rules.md §12) size both from the rules, ``Rules.num_actions`` and
+``observation.obs_size(rules)``: ``last_card_call`` adds an action (42: call) and an
+observation entry; ``deck: 52`` has ``Discrete(58)`` and 253 entries (docs/environments.md).
 
 A thin layer over the batched engine (:mod:`sto_odno_env.game.engine`) with a batch of one.
 
@@ -182,7 +183,7 @@ class raw_env(AECEnv, EzPickle):
         self.eliminated = eliminated
         self.possible_agents = [f"player_{p}" for p in range(players)]
         self.agent_seat = {agent: p for p, agent in enumerate(self.possible_agents)}
-        self.num_actions = self.rules.num_actions  # 42, or 43 with last_card_call
+        self.num_actions = self.rules.num_actions  # from the deck and the last-card call
         shared_obs = observation_space(self.rules)
         shared_act = spaces.Discrete(self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, shared_obs)

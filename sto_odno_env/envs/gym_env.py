@@ -137,7 +137,8 @@ class StoOdnoEnv(gymnasium.Env):
         return {"action_mask": self.games.masks()[0], "learner_seat": int(self.games.learner[0])}
 
     def action_masks(self) -> np.ndarray:
-        """(42,) bool legal actions of the learner (sb3-contrib's MaskablePPO)."""
+        """(A,) bool legal actions of the learner, A the rule set's number of actions
+        (sb3-contrib's MaskablePPO)."""
         return self.games.masks()[0].astype(bool)
 
     def render(self) -> str | np.ndarray | None:
@@ -210,7 +211,7 @@ class StoOdnoVectorEnv(VectorEnv):
         self.metadata = {**type(self).metadata, "autoreset_mode": autoreset_mode}
         self.observation_keys = tuple(observation_keys) if observation_keys else None
         self.single_observation_space = learner_observation_space(config.rules)
-        actions = config.rules.num_actions  # 42, or 43 with last_card_call
+        actions = config.rules.num_actions  # from the deck and the last-card call
         if self.observation_keys is not None:
             vector_key, mask_key = self.observation_keys
             self.single_observation_space = spaces.Dict(
@@ -307,7 +308,8 @@ class StoOdnoVectorEnv(VectorEnv):
         }
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, 42) bool legal actions of the learner in every game."""
+        """(num_envs, A) bool legal actions of the learner in every game (A: the rule
+        set's number of actions)."""
         return self.games.masks().astype(bool)
 
     @property

@@ -185,7 +185,8 @@ class LearnerGames:
 
     @property
     def legal_bits(self) -> np.ndarray:
-        """(B,) uint64 the learner's legal actions as 42-bit masks (zero where none)."""
+        """(B,) uint64 the learner's legal actions as bit masks (bit ``a``: action ``a``;
+        zero where none)."""
         return self.state.legal_bits
 
     def observe(self) -> np.ndarray:
@@ -203,8 +204,9 @@ class LearnerGames:
         return self.obs
 
     def masks(self) -> np.ndarray:
-        """(B, 42) int8 legal actions of the player to act: the learner's in every game
-        ready for it (every game without ``ready_share``)."""
+        """(B, A) int8 legal actions of the player to act (A: the rule set's number of
+        actions): the learner's in every game ready for it (every game without
+        ``ready_share``)."""
         return engine.legal_mask(self.state)
 
     # --- stepping ----------------------------------------------------------------------------

@@ -79,7 +79,7 @@ class StoOdnoVecEnv(VecEnv):
             self.games.close()
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, 42) bool masks of the learner."""
+        """(num_envs, A) bool masks of the learner (A: the rule set's number of actions)."""
         return self.games.masks().astype(bool)
 
     # --- the VecEnv plumbing ----------------------------------------------------------------

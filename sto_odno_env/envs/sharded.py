@@ -200,7 +200,7 @@ class ShardedLearnerGames:
 
     @property
     def legal_bits(self) -> np.ndarray:
-        """(B,) uint64 the learner's legal actions as 42-bit masks."""
+        """(B,) uint64 the learner's legal actions as bit masks (bit ``a``: action ``a``)."""
         return self._shared["legal_bits"]
 
     def reset(self, seed: int | None = None, seeds: np.ndarray | None = None) -> np.ndarray:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from . import rng
+from .cards import DECK_SIZES
 
 if TYPE_CHECKING:
     from .core.state import State
@@ -86,7 +87,7 @@ class RandomChance:
         return _nth_card(hands, pick.astype(np.int64), state.tables.deck.cards)
 
 
-_POSITIONS = {size: np.arange(size)[None, :] for size in (36, 52)}  # per deck size
+_POSITIONS = {size: np.arange(size)[None, :] for size in DECK_SIZES}
 RANDOM_CHANCE = RandomChance()
 
 

@@ -6,7 +6,7 @@ The state (:class:`State`) holds B games of P players, batch dimension first; ca
 snapshot::
 
     state = init(rules, players=4, batch=1024, seed=0)
-    mask = legal_mask(state)                       # (B, 42) int8, for the player to act
+    mask = legal_mask(state)                       # (B, num_actions) int8, player to act
     state, rewards, done = step(state, actions)    # one action per game
 
 ``step`` applies one decision per game, then resolves everything that is not a real

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import (
+    DECK36,
     DECK_SIZES,
     CardParseError,
     Deck,
@@ -118,7 +119,7 @@ def canonical_key(
 ) -> str:
     """``"K♠"``, ``"KS"`` or ``"ks"`` → ``"K♠"``; ``6`` or ``"6"`` → ``"6"`` (ranks and cards
     of ``deck``, the 36-card one by default; ``"2"``…``"5"`` only in the 52-card deck)."""
-    deck = deck or deck_of(36)
+    deck = deck or DECK36
     if isinstance(key, bool):
         raise RulesError(f"{path}: key {key!r} is not a rank or card")
     try:

@@ -94,7 +94,7 @@ class Rules:
     leftover_bonus: str = "ordinary"
     last_card_call: bool = False
     call_penalty: int = 1
-    deck: int = 36
+    deck: int = SWITCH_DEFAULTS["deck"]
 
     @property
     def deck_spec(self) -> Deck:
@@ -155,7 +155,7 @@ class Rules:
                     f"base: {base_name!r} is not a preset; allowed: {', '.join(PRESETS)}"
                 )
             merged = Rules.preset(base_name).to_dict()
-            deck = lenient_deck(data.get("deck", merged.get("deck", 36)))
+            deck = lenient_deck(data.get("deck", merged.get("deck", SWITCH_DEFAULTS["deck"])))
             for key, value in data.items():
                 if key in ("effects", "finish_bonus", "points") and isinstance(value, Mapping):
                     merged[key] = merge_keyed(merged[key], value, key, deck)
@@ -169,7 +169,7 @@ class Rules:
         merged = self.to_dict()
         for key, value in changes.items():
             merged[key] = plain(value)
-        new_deck = lenient_deck(merged.get("deck", 36))
+        new_deck = lenient_deck(merged.get("deck", SWITCH_DEFAULTS["deck"]))
         if "points" not in changes and new_deck is not None and new_deck.cards != self.deck:
             # A deck changed alone: the ranks the new deck lacks lose their points and the
             # ranks it adds take their defaults (face value for 2 to 5).
@@ -320,7 +320,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
         )
     out["players"] = (low, high)
 
-    deck = deck_value(data.get("deck", 36))
+    deck = deck_value(data.get("deck", SWITCH_DEFAULTS["deck"]))
     out["deck"] = deck.cards
     out["hand_size"] = expect_int(data["hand_size"], "hand_size", minimum=1)
     if out["hand_size"] * high > deck.cards - 1:
@@ -427,7 +427,7 @@ def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
     bonus entry is created empty first, so ``finish_bonus.K♠.points=-50`` adds a bonus.
     """
     parts = dotted.split(".")
-    deck = lenient_deck(data.get("deck", 36))
+    deck = lenient_deck(data.get("deck", SWITCH_DEFAULTS["deck"]))
     if not all(parts):
         raise RulesError(f"--set {dotted!r}: empty segment in the key path")
     node: Any = data

@@ -18,6 +18,7 @@ from functools import cache, lru_cache
 import numpy as np
 
 from .cards import (
+    DECK36,
     NO_CARD,  # noqa: F401  (re-exported: the 36-card deck's no_card)
     NUM_PHASES,
     NUM_SUITS,
@@ -45,7 +46,7 @@ class DeckMasks:
 
 
 @cache
-def deck_masks(deck: Deck | int = 36) -> DeckMasks:
+def deck_masks(deck: Deck | int = DECK36) -> DeckMasks:
     """The :class:`DeckMasks` of a deck (36 or 52 cards; at most 64 fit a ``uint64``)."""
     deck = deck_of(deck)
     n, ranks = deck.cards, deck.ranks
@@ -63,7 +64,7 @@ def deck_masks(deck: Deck | int = 36) -> DeckMasks:
     )
 
 
-_MASKS36 = deck_masks(36)
+_MASKS36 = deck_masks(DECK36)
 ALL_CARDS = _MASKS36.all_cards
 CARD_BIT = _MASKS36.card_bit
 SUIT_MASK = _MASKS36.suit_mask
@@ -75,30 +76,30 @@ class RuleTables:
     """Lookup tables and flags of one rule set (see module docstring)."""
 
     rules: Rules
-    deck: Deck  # card and action ids; the shapes below are for 36 cards (N + 1 = 37)
+    deck: Deck  # card and action ids; N below is its number of cards
     card_bit: np.ndarray  # (N + 1,) uint64: the bit of each card, 0 for no_card
     all_cards: np.uint64  # every card of the deck
     top_slots: int  # N + 1: top cards, no_card included
     action_kind: np.ndarray  # (7 * (N + 7),) int8: [phase * action_stride + action] -> kind
     action_stride: int  # N + 7: every action id of the deck, the call included
-    draw: np.ndarray  # (37,) int16: cards the next player takes
-    skip: np.ndarray  # (37,) bool
-    cover: np.ndarray  # (37,) bool
-    order_suit: np.ndarray  # (37,) bool
-    phase_after_play: np.ndarray  # (37,) int8: PHASE_ORDER, PHASE_COVER or PHASE_PLAY
-    passes_turn: np.ndarray  # (37,) bool: the turn passes at once after the card
-    points: np.ndarray  # (36,) int32: points of a card left in hand
-    bonus_points: np.ndarray  # (37,) int32: the finisher's score for a last card
-    bonus_multiplier: np.ndarray  # (37,) int32: multiplier of the others' points
+    draw: np.ndarray  # (N + 1,) int16: cards the next player takes
+    skip: np.ndarray  # (N + 1,) bool
+    cover: np.ndarray  # (N + 1,) bool
+    order_suit: np.ndarray  # (N + 1,) bool
+    phase_after_play: np.ndarray  # (N + 1,) int8: PHASE_ORDER, PHASE_COVER or PHASE_PLAY
+    passes_turn: np.ndarray  # (N + 1,) bool: the turn passes at once after the card
+    points: np.ndarray  # (N,) int32: points of a card left in hand
+    bonus_points: np.ndarray  # (N + 1,) int32: the finisher's score for a last card
+    bonus_multiplier: np.ndarray  # (N + 1,) int32: multiplier of the others' points
     playable: np.ndarray  # (37, 5) uint64: [top, ordered suit (4: none)] -> playable cards
-    respond: np.ndarray  # (37,) uint64: cards that may be stacked onto a penalty card
-    drawn_filter: np.ndarray  # (37,) uint64: [drawn card] -> cards AFTER_DRAW may play
+    respond: np.ndarray  # (N + 1,) uint64: cards that may be stacked onto a penalty card
+    drawn_filter: np.ndarray  # (N + 1,) uint64: [drawn card] -> cards AFTER_DRAW may play
     extra_actions: np.ndarray  # (7 * 8,) uint64: non-card actions, see _extra_actions
     extra_base: np.ndarray  # (7 * 37,) intp: [phase * 37 + top] -> extra_key without
     #   has_card (and without can_draw unless the rules steal: a draw is always possible)
     legal_by_situation: np.ndarray  # (7 * 37 * 8,) uint64: the legal cards, indexed
     #   [(phase * 37 + top) * 8 + (ordered suit & 7)] (no ordered suit, -1, lands on 7)
-    can_finish: np.ndarray  # (37,) bool: a card that empties the hand ends the round
+    can_finish: np.ndarray  # (N + 1,) bool: a card that empties the hand ends the round
     hand_size: int
     target: int
     max_turns: int
@@ -116,13 +117,13 @@ class RuleTables:
     # §12 scoring switches. ``scoring_extras`` is False when all are off: the round end then
     # takes the plain path of docs/rules.md §7 and none of the tables below is read.
     scoring_extras: bool
-    points_low: np.ndarray  # (36,) int32: ``low`` of a [low, high] pair, else = points
+    points_low: np.ndarray  # (N,) int32: ``low`` of a [low, high] pair, else = points
     pair_cards: np.ndarray  # (K,) intp: cards with low < high, largest high - low first
     pair_savings: np.ndarray  # (K,) int32: their high - low
     holder_mask: np.uint64  # holder_wins: cards whose holder scores 0 at a round's end
     scope_total: bool  # multiplier_scope total: a multiplier multiplies old total + points
     bonus_combo: bool  # the finisher's final run of bonus-card plays adds up (State.combo_*)
-    bonus_card: np.ndarray  # (37,) bool: the card has a finish_bonus entry (even {})
+    bonus_card: np.ndarray  # (N + 1,) bool: the card has a finish_bonus entry (even {})
     leftover: int  # leftover_bonus: LEFTOVER_BONUSES.index (0 ordinary, 1 subtract, 2 single)
     # §12 last_card_call: a play that leaves one card gives its player a CALL decision
     call: bool
@@ -274,7 +275,7 @@ def _extra_actions(
     when DRAW would be legal but nothing can be drawn. ORDER: the four suits. CALL (only
     with last_card_call, §12): pass and call, whatever the situation.
     """
-    deck = deck or deck_of(36)
+    deck = deck or DECK36
     table = np.zeros(NUM_PHASES * 8, dtype=np.uint64)
     draw, pass_ = np.uint64(1 << deck.draw), np.uint64(1 << deck.pass_)
     orders = sum(1 << a for a in range(deck.order_base, deck.draw))

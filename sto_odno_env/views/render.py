@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..game.cards import (
+    DECK36,
     PHASE_DONE,
     PHASE_NAMES,
     SUIT_SYMBOLS,
@@ -38,7 +39,7 @@ class RecentMoves:
 
 
 def _cards(bits: int, deck=None) -> str:
-    cards = 36 if deck is None else deck.cards
+    cards = (deck or DECK36).cards
     return " ".join(card_name(c, deck) for c in range(cards) if bits >> c & 1) or "-"
 
 

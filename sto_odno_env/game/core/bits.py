@@ -1,4 +1,4 @@
-"""Array helpers of the engine: flat cell views, bit tests and 42-bit action masks."""
+"""Array helpers of the engine: flat cell views, bit tests and action bit masks."""
 
 from __future__ import annotations
 

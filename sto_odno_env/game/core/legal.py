@@ -1,6 +1,6 @@
 """Legal actions (docs/rules.md §2, §4, §5, §6): computing them, checking actions, sampling.
 
-The legal actions of the player to act are a 42-bit mask per game (bit ``a`` set when
+The legal actions of the player to act are a bit mask per game (bit ``a`` set when
 action ``a`` is legal), looked up in the rule set's tables (:mod:`sto_odno_env.game.tables`).
 Every check of an action against them, and every message about an illegal one, is here.
 """
@@ -52,15 +52,17 @@ def check_actions(
 
 
 def _legal_flags(legal_bits: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """uint64 1 where an action's bit is set in its 42-bit mask, else 0."""
-    # A negative id wraps to a huge unsigned one: every id outside 0..41 shifts to bit 63.
+    """uint64 1 where an action's bit is set in its mask, else 0."""
+    # A negative id wraps to a huge unsigned one: every id of 63 or more shifts to bit 63,
+    # which no deck's mask uses (the 52-card deck has 59 action ids with the call).
     shift = np.minimum(actions.astype(np.uint64), np.uint64(63))
     return (legal_bits >> shift) & U64_1
 
 
 def is_legal(legal_bits: np.ndarray, actions: np.ndarray | Sequence[int]) -> np.ndarray:
-    """(N,) bool: whether each integer action is legal under its game's 42-bit mask of legal
-    actions (ids outside 0..41 never are). For callers that hold only the masks."""
+    """(N,) bool: whether each integer action is legal under its game's mask of legal
+    actions (bit ``a`` for action ``a``; ids outside the mask never are). For callers that
+    hold only the masks."""
     bits = np.asarray(legal_bits, dtype=np.uint64)
     return _legal_flags(bits, np.asarray(actions, dtype=np.int64)) != U64_0
 
@@ -112,7 +114,7 @@ def playable(state: State, games: np.ndarray) -> np.ndarray:
 
 
 def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
-    """42-bit masks of the legal actions of the player to act (docs/rules.md §4, §5, §6)."""
+    """Bit masks of the legal actions of the player to act (docs/rules.md §4, §5, §6)."""
     tables = state.tables
     # (phase, top card): 1-D gathers cost a fraction of multi-dimensional indexing.
     situation = state.phase[games].astype(np.intp) * tables.top_slots + state.top_card[games]
@@ -188,8 +190,8 @@ def sample_actions(legal_bits: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     or 43 for 36 cards, 58 or 59 for 52) and uniforms in [0, 1).
 
     Picks the k-th legal action, k = floor(u * count): popcounts find the 14-bit chunk that
-    holds it and a table its bit in the chunk, with no (B, 42) array (16-bit chunks where a
-    mask has bits above 42). Games with no legal action get 0.
+    holds it and a table its bit in the chunk, with no (B, actions) array (16-bit chunks
+    where a mask has bits above 42). Games with no legal action get 0.
     """
     bits = np.asarray(legal_bits, dtype=np.uint64)
     if bits.size <= _FEW_GAMES:  # a handful of games: plain integers beat a dozen array calls

@@ -60,7 +60,7 @@ def _choose_pairs(tables, bits: np.ndarray, points: np.ndarray, old: np.ndarray)
     """Points of hands holding ``[low, high]`` cards (docs/rules.md §12): all count high; as
     many as needed count low, the largest ``high - low`` first, so that ``old + points``
     does not pass the target (all low if even that passes); under reset_at_target any
-    choice of low cards that lands exactly on the target comes first. ``bits`` (n, P, 36)
+    choice of low cards that lands exactly on the target comes first. ``bits`` (n, P, N)
     are the cards that score as ordinary cards, ``points`` (n, P) their points at high."""
     held = bits[..., tables.pair_cards]  # (n, P, K), the largest saving first
     saved = np.cumsum(held * tables.pair_savings, axis=-1)

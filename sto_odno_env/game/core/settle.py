@@ -27,7 +27,7 @@ class Autoplay:
     """Seats whose decisions the engine takes itself, from a policy of the legal actions.
 
     ``seats`` (B,) uint8 holds, per game, the bits of the seats played this way; ``policy``
-    maps the 42-bit legal masks of those decisions to actions (``policy(legal_bits)``).
+    maps the legal-action bit masks of those decisions to actions (``policy(legal_bits)``).
     While a game still has a seat in the match that is not auto-played, its auto-played
     decisions are applied in the same loop as the forced ones, so a step runs on until a
     seat outside ``seats`` is to act (the vector env's random opponents use this).

@@ -46,9 +46,9 @@ class State:
     turn: np.ndarray  # (B,) int32 decisions in this round, forced ones included
     # cards
     hand: np.ndarray  # (B, P) uint64
-    stock: np.ndarray  # (B, 36) int8
+    stock: np.ndarray  # (B, N) int8
     stock_size: np.ndarray  # (B,) int16
-    discard: np.ndarray  # (B, 36) int8
+    discard: np.ndarray  # (B, N) int8
     discard_size: np.ndarray  # (B,) int16
     discard_bits: np.ndarray  # (B,) uint64
     top_card: np.ndarray  # (B,) int8, NO_CARD on an empty table
@@ -95,7 +95,7 @@ class State:
     @property
     def legal(self) -> np.ndarray:
         """(B, A) int8 legal-action mask of the player to act (all zero once over); A is the
-        rule set's number of actions (42, or 43 with the last-card call)."""
+        rule set's number of actions (``tables.num_actions``)."""
         return unpack_actions(self.legal_bits, self.tables.num_actions)
 
     @property
