@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from sto_odno_env.game import engine
+from sto_odno_env.game.cards import DRAW as DRAW  # the classic ids the scenarios play
+from sto_odno_env.game.cards import PASS as PASS
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.records.scenario import Game, cards_of
-
-DRAW, PASS = 40, 41
 
 
 def card(name: str) -> int:
@@ -51,3 +51,29 @@ def step(game: Game, action: int | str) -> list[float]:
         game.state, np.array([action]), chance=game.chance, trace=game.trace
     )
     return [round(r, 6) for r in rewards[0].tolist()]
+
+
+def preload(game: Game, totals: list[int]) -> None:
+    """Totals as if earlier rounds had scored them."""
+    game.state.totals[0] = totals
+
+
+def round_end(game: Game) -> tuple:
+    """(finisher, last card, points, totals, out) of the game's last round end."""
+    end = game.last("round_end")
+    return end["finisher"], end["last_card"], end["points"], end["totals"], end["out"]
+
+
+def duel(rules: str | Rules, last: str, held: str = "A♦", drawn: str = "K♥", **changes) -> Game:
+    """Seat 0 plays 9♣ onto 10♣; seat 1 (``held``, A♦ by default) is forced to draw
+    ``drawn`` (K♥) and pass; seat 0 is left with ``last``, which ends the round when played.
+    With the defaults seat 1 then holds A♦ K♥ (15 points in classic)."""
+    return Game(
+        rules,
+        hand_size=2,
+        dealer=1,
+        hands={0: f"9♣ {last}", 1: held},
+        opening="10♣",
+        stock=f"{drawn} J♥ 6♥",
+        **changes,
+    )

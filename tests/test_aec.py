@@ -16,8 +16,9 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+from helpers import needs
 from pettingzoo.test import api_test, render_test, seed_test
-from preset_combos import COMBOS
+from preset_combos import COMBO_PARAMS, COMBOS
 
 from sto_odno_env import PRESETS, Rules, sto_odno_v0
 from sto_odno_env.game import engine
@@ -104,12 +105,12 @@ def assert_states_equal(a: engine.State, b: engine.State) -> None:
 
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably")
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
-@pytest.mark.parametrize(("preset", "players"), COMBOS)
+@pytest.mark.parametrize(("preset", "players"), COMBO_PARAMS)
 def test_api(preset, players):
     api_test(make_env(preset, players, seed=players), num_cycles=100)
 
 
-@pytest.mark.parametrize(("preset", "players"), COMBOS)
+@pytest.mark.parametrize(("preset", "players"), COMBO_PARAMS)
 def test_seed(preset, players):
     seed_test(
         lambda: sto_odno_v0.env(rules=preset, players=players, illegal_action="raise"),
@@ -117,7 +118,8 @@ def test_seed(preset, players):
     )
 
 
-@pytest.mark.parametrize(("preset", "players"), COMBOS)
+@needs("PIL")  # render_test draws rgb_array frames too
+@pytest.mark.parametrize(("preset", "players"), COMBO_PARAMS)
 def test_render(preset, players, capsys):
     def env_fn(render_mode=None):
         return make_env(preset, players, seed=5, render_mode=render_mode)

@@ -125,7 +125,10 @@ def test_rollout_bot_picks_only_legal_actions(combo, seed):
     run_games(rules, players, bots, batch=4, steps=12, seed=seed)
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize(
+    "preset",
+    [p if p in ("nines", "yard") else pytest.param(p, marks=pytest.mark.slow) for p in PRESETS],
+)
 def test_documented_invariants_hold_over_many_decisions(preset):
     """Over thousands of decisions of mixed play, on every player count:
 

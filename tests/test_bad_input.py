@@ -18,6 +18,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
+from helpers import sb3_vec_env
 
 import sto_odno_env  # noqa: F401  (registers StoOdno-v0)
 from agents import AgentError, load
@@ -27,7 +28,6 @@ from sto_odno_env import sto_odno_v0
 from sto_odno_env.apps import bench
 from sto_odno_env.envs.aec import MatchOverError
 from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
-from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 from sto_odno_env.game import engine
 from sto_odno_env.game.engine import IllegalActionError
 from sto_odno_env.game.rules import Rules, RulesError
@@ -247,11 +247,11 @@ def replay_file(name: str) -> Callable[[dict[str, Path]], Any]:
 
 # (name, call taking the files, exception type, text the message must hold)
 API_CASES: list[tuple[str, Callable[[dict[str, Path]], Any], type[Exception], str]] = [
-    ("vec num_envs=0", lambda f: StoOdnoVecEnv(num_envs=0), ValueError, "allowed: an integer"),
-    ("vec num_envs=-3", lambda f: StoOdnoVecEnv(num_envs=-3), ValueError, "num_envs=-3"),
+    ("vec num_envs=0", lambda f: sb3_vec_env()(num_envs=0), ValueError, "allowed: an integer"),
+    ("vec num_envs=-3", lambda f: sb3_vec_env()(num_envs=-3), ValueError, "num_envs=-3"),
     ("vector num_envs=0", lambda f: StoOdnoVectorEnv(num_envs=0), ValueError, "num_envs=0"),
     ("vector num_envs=2.5", lambda f: StoOdnoVectorEnv(2.5), ValueError, "num_envs=2.5"),
-    ("opponents unknown", lambda f: StoOdnoVecEnv(2, opponents="expret"), AgentError, "expret"),
+    ("opponents unknown", lambda f: sb3_vec_env()(2, opponents="expret"), AgentError, "expret"),
     (
         "opponents count",
         lambda f: StoOdnoVectorEnv(2, players=3, opponents=["expert"]),
@@ -336,7 +336,7 @@ def test_api_bad_input(
 
 
 def test_opponents_by_name_are_the_registry_agents() -> None:
-    env = StoOdnoVecEnv(num_envs=2, players=3, opponents=["expert", "greedy"])
+    env = sb3_vec_env()(num_envs=2, players=3, opponents=["expert", "greedy"])
     assert [type(policy).__name__ for policy in env.games.opponents] == [
         "ExpertAgent",
         "GreedyAgent",

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from helpers import needs
 
 from sto_odno_env.apps import bench
 
 
 @pytest.mark.slow  # ~20 s: every section, peers included
+@needs("pyspiel", "shimmy")  # the peers (the bench extra)
 def test_bench_prints_every_section(capsys):
     bench.main(["--quick", "--profile"])
     text = capsys.readouterr().out

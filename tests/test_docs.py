@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import needs
 
 from sto_odno_env.game.rules import Rules
 
@@ -64,6 +65,17 @@ SLOW = [
     ("play.md", "ppo-classic"),  # loads torch
 ]
 
+# Text in a block -> the optional module it needs (a base install skips the block).
+NEEDS = {
+    "rgb_array": "PIL",
+    "check_env": "PIL",  # Gymnasium's checker renders every mode
+    "table_rgb": "PIL",
+    "MaskablePPO": "sb3_contrib",
+    "sto_odno_env.envs.sb3": "stable_baselines3",
+    "agents.evaluate": "openskill",
+    "train/": "torch",
+}
+
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
@@ -95,12 +107,15 @@ def commands(code: str) -> list[str]:
 def marks(block_id: str, code: str) -> list:
     name = Path(block_id.split(":")[0]).name
     slow = any(name == file and text in code for file, text in SLOW)
-    return [pytest.mark.slow] if slow else []
+    needed = sorted({module for text, module in NEEDS.items() if text in code})
+    return ([pytest.mark.slow] if slow else []) + ([needs(*needed)] if needed else [])
 
 
 def params(language: str) -> list:
+    # bash blocks run commands in subprocesses: the whole suite runs them
+    command = [pytest.mark.slow] if language == "bash" else []
     return [
-        pytest.param(code, id=block_id, marks=marks(block_id, code))
+        pytest.param(code, id=block_id, marks=[*marks(block_id, code), *command])
         for block_id, code in blocks(language)
     ]
 

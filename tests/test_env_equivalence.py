@@ -14,13 +14,12 @@ played directly with the same seed and the same rule is the reference:
 from __future__ import annotations
 
 import json
-import zlib
 
 import numpy as np
 import pytest
+from helpers import CrcPolicy, crc_choice
 
 from sto_odno_env import Rules, sto_odno_v0
-from sto_odno_env.bots.policy import BasePolicy
 from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
 from sto_odno_env.game import engine, rng
 from sto_odno_env.records.replay import replay_lines
@@ -55,16 +54,6 @@ GAME_FIELDS = (
     "rng_key",
     "rng_counter",
 )
-
-
-def crc_choice(observation, mask):
-    legal = np.flatnonzero(mask)
-    return int(legal[zlib.crc32(np.ascontiguousarray(observation).tobytes()) % len(legal)])
-
-
-class CrcPolicy(BasePolicy):
-    def act(self, observations, masks):
-        return np.array([crc_choice(o, m) for o, m in zip(observations, masks, strict=True)])
 
 
 def game_fields(state: engine.State, game: int = 0) -> dict[str, np.ndarray]:
@@ -122,7 +111,13 @@ def aec_match(rules, players, seed, record=None):
     return decisions, rewards, env.unwrapped.engine_state()
 
 
-AEC_CASES = [("classic", 2, 0), ("yard", 3, 1), ("nines", 4, 2), ("encyclopedia", 5, 3)]
+AEC_CASES = [
+    ("classic", 2, 0),
+    *(
+        pytest.param(*case, marks=pytest.mark.slow)
+        for case in [("yard", 3, 1), ("nines", 4, 2), ("encyclopedia", 5, 3)]
+    ),
+]
 
 
 @pytest.mark.parametrize(("preset", "players", "seed"), AEC_CASES)

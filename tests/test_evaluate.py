@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import needs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -406,6 +407,8 @@ def check_outputs(out: Path, players: int, expected_matches: int) -> dict:
     return report
 
 
+@pytest.mark.slow  # a command in a subprocess
+@needs("tqdm", "openskill", "matplotlib")  # the bar, the ratings, winrates.png
 def test_cli_two_players_every_pair(tmp_path):
     out = tmp_path / "eval"
     command = [sys.executable, "-m", "agents.evaluate", "--agents", "expert,greedy,random"]
@@ -431,6 +434,7 @@ def test_cli_two_players_every_pair(tmp_path):
     }
 
 
+@needs("openskill")  # the report rates every agent
 def test_cli_four_players(tmp_path, capsys):
     out = tmp_path / "four"
     argv = ["--agents", "expert,greedy,random", "--players", "4", "--matches", "40"]
@@ -447,6 +451,7 @@ def test_cli_four_players(tmp_path, capsys):
     assert "4 players · 40 matches" in capsys.readouterr().out
 
 
+@needs("openskill")  # the report rates every agent
 def test_cli_ladder_and_another_preset(tmp_path):
     out = tmp_path / "ladder"
     argv = ["--agents", "random, greedy ,expert", "--pairs", "ladder", "--rules", "ukrainian"]
@@ -480,6 +485,7 @@ def test_cli_three_players_yard_with_a_checkpoint(tmp_path):
     assert [r["matches"] for r in report["agents"]] == [18, 9]
 
 
+@needs("openskill")  # the report rates every agent
 def test_evaluate_is_deterministic():
     first = evaluate(["expert", "random"], "nines", 2, 10, seed=3, progress=False)
     second = evaluate(["expert", "random"], "nines", 2, 10, seed=3, progress=False)
@@ -519,6 +525,7 @@ def test_cli_rejects_bad_agent_lists_with_a_usage_error(agents_arg, capsys):
     assert "error:" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a command in a subprocess
 def test_cli_bad_agents_in_a_subprocess():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(

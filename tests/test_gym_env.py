@@ -13,7 +13,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
-from stable_baselines3.common.env_checker import check_env as sb3_check_env
+from helpers import need
 
 from sto_odno_env import Rules
 from sto_odno_env.bots.policy import BasePolicy
@@ -51,6 +51,7 @@ class LowestLegal(BasePolicy):
 
 @pytest.mark.parametrize(("preset", "players"), CHECKED)
 def test_gymnasium_and_sb3_checkers(preset, players):
+    sb3_check_env = need("stable_baselines3.common.env_checker").check_env
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the Box bounds are finite: no warning about them
         # built directly, the env has no spec for check_env to make its render modes from
@@ -340,7 +341,9 @@ def test_full_episode_reward_is_within_minus_one_and_one(preset, players):
             assert total in (-1.0, 1.0)
 
 
-@pytest.mark.parametrize(("players", "episodes_per_game"), [(2, 8), (4, 3)])
+@pytest.mark.parametrize(
+    ("players", "episodes_per_game"), [pytest.param(2, 8, marks=pytest.mark.slow), (4, 3)]
+)
 def test_random_against_random_breaks_even(players, episodes_per_game):
     """A random learner against random opponents in a random seat wins as often as it
     loses: the mean episode reward is about 0. The batched env plays the episodes; every

@@ -9,9 +9,10 @@ import functools
 
 import numpy as np
 import pytest
+from helpers import set_bits
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from preset_combos import COMBOS
+from preset_combos import COMBO_PARAMS, COMBOS
 
 from sto_odno_env import Rules
 from sto_odno_env.game import engine
@@ -56,10 +57,6 @@ TABLE = [
 ]
 
 
-def cards_of(bits) -> list[int]:
-    return [c for c in range(36) if int(bits) >> c & 1]
-
-
 def play_random(state: engine.State, steps: int, generator) -> engine.State:
     for _ in range(steps):
         if state.done.all():
@@ -96,7 +93,7 @@ def test_layout_table():
     assert set(ONE_HOT_FIELDS) == {name for name, _, kind in TABLE if kind == "onehot"}
 
 
-@pytest.mark.parametrize(("preset", "players"), COMBOS)
+@pytest.mark.parametrize(("preset", "players"), COMBO_PARAMS)
 def test_flags_are_bits_and_one_hot_blocks_sum_to_one(preset, players):
     for state in sample_states(preset, players):
         for seat in range(players):
@@ -145,7 +142,7 @@ def hide_differently(state: engine.State, observer: int, mode: str, generator) -
     """
     new = state.take([0])
     others = [p for p in range(state.players) if p != observer]
-    hand_cards = {p: cards_of(state.hand[0, p]) for p in others}
+    hand_cards = {p: set_bits(state.hand[0, p]) for p in others}
     stock = state.stock[0, : state.stock_size[0]].tolist()
     if mode == "hands":
         pool = [c for p in others for c in hand_cards[p]]
@@ -165,12 +162,12 @@ def hide_differently(state: engine.State, observer: int, mode: str, generator) -
         position += count
     new.stock[0, : len(stock)] = new_stock
     # still a deal: every card in exactly one place
-    places = [c for p in range(state.players) for c in cards_of(new.hand[0, p])]
+    places = [c for p in range(state.players) for c in set_bits(new.hand[0, p])]
     places += new.stock[0, : new.stock_size[0]].tolist()
     places += new.discard[0, : new.discard_size[0]].tolist()
     assert sorted(places) == list(range(36))
     for p in range(state.players):
-        assert len(cards_of(new.hand[0, p])) == len(cards_of(state.hand[0, p]))
+        assert len(set_bits(new.hand[0, p])) == len(set_bits(state.hand[0, p]))
     return new
 
 
@@ -205,7 +202,7 @@ def test_the_observer_sees_its_own_hand_change():
     """The leak test has teeth: moving a card between the observer's hand and the stock
     changes the observation."""
     state = sample_states("classic", 3)[1].take([0])
-    own = cards_of(state.hand[0, 0])
+    own = set_bits(state.hand[0, 0])
     stock_top = int(state.stock[0, state.stock_size[0] - 1])
     other = state.copy()
     other.hand[0, 0] = (int(state.hand[0, 0]) & ~(1 << own[0])) | (1 << stock_top)
@@ -235,7 +232,7 @@ def test_drawn_card_shows_only_to_the_drawer(preset, players):
 # --- decoding -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("preset", "players"), COMBOS)
+@pytest.mark.parametrize(("preset", "players"), COMBO_PARAMS)
 def test_observation_view_decodes_the_raw_values(preset, players):
     target = Rules.preset(preset).target
     nonzero_totals = False
@@ -244,7 +241,7 @@ def test_observation_view_decodes_the_raw_values(preset, players):
         for seat in range(players):
             view = ObservationView(observe(state, seat), target=target)
             for b in range(state.batch):
-                hand = cards_of(state.hand[b, seat])
+                hand = set_bits(state.hand[b, seat])
                 assert np.flatnonzero(view.hand[b]).tolist() == hand
                 discard = sorted(state.discard[b, : state.discard_size[b]].tolist())
                 assert np.flatnonzero(view.discard[b]).tolist() == discard
@@ -260,7 +257,7 @@ def test_observation_view_decodes_the_raw_values(preset, players):
                 assert view.num_players[b] == players
                 assert view.own_total[b] == state.totals[b, seat]
                 others = [(seat + k) % players for k in range(1, players)]
-                sizes = [len(cards_of(state.hand[b, p])) for p in others]
+                sizes = [len(set_bits(state.hand[b, p])) for p in others]
                 assert view.others_hand_size[b].tolist() == sizes + [0] * (6 - players)
                 totals = [int(state.totals[b, p]) for p in others]
                 assert view.others_total[b].tolist() == totals + [0] * (6 - players)
@@ -277,7 +274,7 @@ def test_observation_view_decodes_the_raw_values(preset, players):
 # --- the one-game encoder ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("preset", "players"), COMBOS)
+@pytest.mark.parametrize(("preset", "players"), COMBO_PARAMS)
 def test_observe_one_equals_the_batched_observation(preset, players):
     """observe_one (Python scalars, used at batch one) encodes exactly what observe does,
     for every seat, in fresh, mid-game and finished games."""

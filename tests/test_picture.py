@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 import gymnasium
 import numpy as np
 import pytest
+from helpers import needs
 
 import sto_odno_env  # noqa: F401  (registers StoOdno-v0)
 from sto_odno_env import sto_odno_v0
@@ -73,6 +74,7 @@ def test_svg_shows_every_hand_or_one_seats_view():
         assert len(rank_texts(table_svg(state, view=seat))) == hand_size(state, 0, seat) + top_shown
 
 
+@needs("PIL")
 def test_a_view_does_not_show_other_hands():
     state = played(players=3)
     other = swap_with_stock(state, 0, seat=1)
@@ -94,6 +96,7 @@ def test_cards_are_red_or_black():
         assert f'fill="{picture.RED}"' in svg
 
 
+@needs("PIL")
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_rgb_size_and_dtype(players):
     state = played(players=players)
@@ -104,6 +107,7 @@ def test_rgb_size_and_dtype(players):
     assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 10  # a picture, not a flat colour
 
 
+@needs("PIL")
 def test_different_states_draw_differently_and_the_same_state_the_same():
     state = played()
     assert np.array_equal(table_rgb(state, game=0), table_rgb(state.copy(), game=0))
@@ -115,6 +119,7 @@ def test_different_states_draw_differently_and_the_same_state_the_same():
     assert not np.array_equal(table_rgb(state), table_rgb(later))
 
 
+@needs("PIL")
 def test_a_finished_match_draws():
     state = engine.init("classic", 2, 1, seed=3)
     generator = np.random.default_rng(3)
@@ -124,6 +129,7 @@ def test_a_finished_match_draws():
     assert table_rgb(state).shape == (*picture_size(2), 3)
 
 
+@needs("PIL")
 def test_bad_game_or_view_is_refused():
     state = played()
     with pytest.raises(ValueError, match="game 2"):
@@ -135,6 +141,7 @@ def test_bad_game_or_view_is_refused():
 # --- the envs -----------------------------------------------------------------------------------
 
 
+@needs("PIL")
 def test_aec_rgb_array_shows_every_hand():
     env = sto_odno_v0.env(players=3, render_mode="rgb_array")
     env.reset(seed=0)
@@ -147,6 +154,7 @@ def test_aec_rgb_array_shows_every_hand():
     assert not np.array_equal(frame, env.render())
 
 
+@needs("PIL")
 def test_gym_rgb_array_is_the_learners_view():
     env = gymnasium.make("StoOdno-v0", players=3, learner_seat=2, render_mode="rgb_array")
     env.reset(seed=0)

@@ -75,6 +75,7 @@ def last_screen(output: str) -> tuple[list[str], list[str]]:
 # --- a whole match ----------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a command in a subprocess
 def test_whole_match_through_a_pipe(tmp_path):
     record = tmp_path / "match.jsonl"
     result = subprocess.run(
@@ -331,6 +332,7 @@ def _read_until(stream, marker: str, timeout: float = 60.0) -> str:
     return data.decode()
 
 
+@pytest.mark.slow  # a command in a subprocess
 @pytest.mark.parametrize(
     ("stop", "code", "word"),
     [(signal.SIGINT, 130, b"interrupted"), (signal.SIGTERM, 143, b"terminated")],

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 import pytest
+from helpers import set_bits
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_oracle import deck_cards, playable, same_rank
@@ -142,10 +143,6 @@ def variants(draw, short_matches: bool = False) -> Variant:
 # --- an independent reading of the rules -----------------------------------------------------
 
 
-def cards_of(bits: int) -> list[int]:
-    return [c for c in range(64) if bits >> c & 1]
-
-
 def actions_of(bits: int) -> set[int]:
     return {a for a in range(64) if bits >> a & 1}
 
@@ -157,7 +154,7 @@ def expected_legal(state: engine.State, b: int) -> set[int]:
     NO_CARD = n
     player = int(state.current_player[b])
     phase = int(state.phase[b])
-    hand = set(cards_of(int(state.hand[b, player])))
+    hand = set(set_bits(int(state.hand[b, player])))
     top = int(state.top_card[b])
     ordered = int(state.ordered_suit[b])
     can_draw = rules.empty_stock == "steal" or state.stock_size[b] > 0 or state.discard_size[b] > 1
@@ -199,7 +196,7 @@ def check_cards(state: engine.State, b: int) -> None:
     NUM_CARDS = len(deck_cards(state.rules))
     where: Counter[int] = Counter()
     for p in range(state.players):
-        where.update(cards_of(int(state.hand[b, p])))
+        where.update(set_bits(int(state.hand[b, p])))
     stock = state.stock[b, : state.stock_size[b]].tolist()
     pile = state.discard[b, : state.discard_size[b]].tolist()
     where.update(stock)
@@ -228,7 +225,7 @@ def check_live_game(state: engine.State, b: int) -> None:
     mask = engine.legal_mask(state)[b]
     assert set(np.flatnonzero(mask).tolist()) == legal
     assert len(legal) >= 2, f"game {b}: a forced or empty decision is shown: {legal}"
-    hand = set(cards_of(int(state.hand[b, player])))
+    hand = set(set_bits(int(state.hand[b, player])))
     offered = {a for a in legal if a < len(deck_cards(rules))}
     assert offered <= hand, f"game {b}: the mask offers cards not in hand: {offered - hand}"
     assert legal == expected_legal(state, b), (
@@ -400,6 +397,7 @@ def test_invariants_through_whole_matches(variant: Variant) -> None:
     assert state.done.all()
 
 
+@pytest.mark.slow  # a whole-suite check; the fast tier keeps the cheaper properties
 @settings(max_examples=25, **SETTINGS)
 @given(variant=variants())
 def test_same_seed_same_records(variant: Variant) -> None:
@@ -473,7 +471,9 @@ def test_step_after_every_match_ended_changes_nothing(preset: str) -> None:
             assert np.array_equal(value, getattr(before, f.name)), f.name
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize(
+    "preset", [p if p == "nines" else pytest.param(p, marks=pytest.mark.slow) for p in PRESETS]
+)
 def test_written_records_replay(preset: str, tmp_path) -> None:
     rules = Rules.preset(preset).replace(target=40)
     matches = record.play_random_matches(rules, rules.players[0], 4, seed=7)

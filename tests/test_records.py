@@ -520,9 +520,11 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-# One subprocess each (~5 s): the fast tier keeps one per preset, the whole suite all of them.
+# One subprocess each (~5 s): the fast tier keeps one, the whole suite all of them.
 CLI_CASES = [
-    pytest.param(preset, players, marks=[] if players == 3 else [pytest.mark.slow])
+    pytest.param(
+        preset, players, marks=[] if (preset, players) == ("nines", 3) else [pytest.mark.slow]
+    )
     for preset in PRESETS
     for players in range(2, 7)
     if players <= Rules.preset(preset).players[1]
@@ -545,6 +547,7 @@ def test_cli_records_replay(preset: str, players: int, tmp_path: Path) -> None:
     assert replay(out) == 3
 
 
+@pytest.mark.slow  # a command in a subprocess
 def test_cli_is_deterministic(tmp_path: Path) -> None:
     outs = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
     for out in outs:
@@ -560,6 +563,7 @@ def test_cli_is_deterministic(tmp_path: Path) -> None:
     assert other.read_bytes() != outs[0].read_bytes()
 
 
+@pytest.mark.slow  # a command in a subprocess
 def test_cli_set(tmp_path: Path) -> None:
     out = tmp_path / "set.jsonl"
     result = run_cli(
@@ -579,6 +583,7 @@ def test_cli_set(tmp_path: Path) -> None:
     assert replay(out) == 3
 
 
+@pytest.mark.slow  # a command in a subprocess
 def test_cli_rules_from_a_yaml_file(tmp_path: Path) -> None:
     config = tmp_path / "house.yaml"
     config.write_text("base: ukrainian\nname: house\nstacking: true\nlast_card_effects: true\n")
@@ -589,6 +594,7 @@ def test_cli_rules_from_a_yaml_file(tmp_path: Path) -> None:
     assert replay(out) == 2
 
 
+@pytest.mark.slow  # a command in a subprocess
 @pytest.mark.parametrize(
     ("args", "expected"),
     [

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
+
 import torch
 
 import agents
@@ -52,6 +55,7 @@ def test_runner_env_is_next_step_with_the_mask_in_the_observation_and_raises_on_
 
 
 def test_the_rl_module_policy_is_the_kit_network():
+    pytest.importorskip("ray", reason="needs Ray RLlib (pip install -e '.[dist]')")
     env = tiny_env(2)
     module = rllib_ppo.module_class()(
         observation_space=env.single_observation_space,

@@ -10,36 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scenario_helpers import DRAW, card, step
+from scenario_helpers import DRAW, card, duel, preload, round_end, step
 
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import PRESETS, Rules
 from sto_odno_env.records.scenario import Game, deck_for
-
-
-def preload(game: Game, totals: list[int]) -> None:
-    """Totals as if earlier rounds had scored them."""
-    game.state.totals[0] = totals
-
-
-def round_end(game: Game) -> tuple:
-    end = game.last("round_end")
-    return end["finisher"], end["last_card"], end["points"], end["totals"], end["out"]
-
-
-def duel(rules: str | Rules, last: str, **changes) -> Game:
-    """Seat 0 plays 9♣ onto 10♣; seat 1 (A♦) is forced to draw K♥ and pass; seat 0 is left
-    with ``last``. Seat 1 will hold A♦ K♥ (15 points in classic)."""
-    return Game(
-        rules,
-        hand_size=2,
-        dealer=1,
-        hands={0: f"9♣ {last}", 1: "A♦"},
-        opening="10♣",
-        stock="K♥ J♥ 6♥",
-        **changes,
-    )
-
 
 # --- §7 scoring, §9 presets -------------------------------------------------------------------
 

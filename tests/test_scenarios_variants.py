@@ -11,22 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
-from scenario_helpers import card
+from helpers import needs
+from scenario_helpers import card, duel, preload, round_end
 
 from sto_odno_env.game.rules import PRESETS, SWITCH_DEFAULTS, Rules, RulesError
 from sto_odno_env.records.record import play_random_matches, write_records
 from sto_odno_env.records.replay import replay
 from sto_odno_env.records.scenario import Game
-
-
-def preload(game: Game, totals: list[int]) -> None:
-    """Totals as if earlier rounds had scored them."""
-    game.state.totals[0] = totals
-
-
-def round_end(game: Game) -> tuple:
-    end = game.last("round_end")
-    return end["points"], end["totals"], end["out"]
 
 
 def with_points(preset: str, **pairs) -> dict:
@@ -39,27 +30,12 @@ def with_points(preset: str, **pairs) -> dict:
     return points
 
 
-def duel(rules: str | Rules, last: str, held: str = "A♦", drawn: str = "K♥", **changes) -> Game:
-    """Seat 0 plays 9♣ onto 10♣; seat 1 (``held``) is forced to draw ``drawn`` and pass;
-    seat 0 plays ``last`` and ends the round."""
-    game = Game(
-        rules,
-        hand_size=2,
-        dealer=1,
-        hands={0: f"9♣ {last}", 1: held},
-        opening="10♣",
-        stock=f"{drawn} J♥ 6♥",
-        **changes,
-    )
-    return game
-
-
 def finish(game: Game, last: str, totals: list[int] | None = None) -> tuple:
     if totals is not None:
         preload(game, totals)
     game.play("9♣")
     game.play(last)
-    return round_end(game)
+    return round_end(game)[2:]
 
 
 # --- points pairs [low, high] (ace 1/11) --------------------------------------------------
@@ -236,8 +212,8 @@ def test_bonus_combo_adds_the_final_run_of_bonus_cards():
     """§12 bonus_combo, the issue's example: four queens and then K♠ give
     −20 × 3 − 40 − 50 = −150; without the switch only the last card counts (K♠ −50).
     Seat 1 holds A♣ J♣ 9♣ 8♣ 6♣ 7♣ K♣ 10♦ (57)."""
-    assert round_end(four_queens_and_the_king(bonus_combo=True))[0] == [-150, 57]
-    assert round_end(four_queens_and_the_king())[0] == [-50, 57]
+    assert round_end(four_queens_and_the_king(bonus_combo=True))[2] == [-150, 57]
+    assert round_end(four_queens_and_the_king())[2] == [-50, 57]
 
 
 def test_bonus_combo_run_is_broken_by_a_plain_card():
@@ -265,7 +241,7 @@ def test_bonus_combo_takes_the_largest_multiplier_of_the_run():
         if game.phase == "ORDER":
             game.order("♠")
         game.play("Q♦")
-        ends.append(round_end(game)[0])
+        ends.append(round_end(game)[2])
     assert ends == [[-100, 30], [-80, 30]]
 
 
@@ -346,7 +322,23 @@ def test_variant_golden_records_replay(path):
     assert replay(path) >= 1
 
 
-@pytest.mark.parametrize("path", VARIANT_RECORDS, ids=lambda p: p.stem)
+# The quick tier writes and replays records of a few switches; the scenario tests above cover
+# each switch, the whole suite records them all.
+QUICK_RECORDS = {
+    "classic-3p-deck52",
+    "classic-2p-last-card-call-penalty2",
+    "yard-3p-leftover-single-adds",
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=[] if p.stem in QUICK_RECORDS else [pytest.mark.slow])
+        for p in VARIANT_RECORDS
+    ],
+    ids=lambda p: p.stem,
+)
 def test_own_records_of_a_switch_replay(path, tmp_path):
     """Our records of the same rules carry the switch and replay."""
     header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
@@ -457,6 +449,7 @@ def test_call_penalty_error():
         Rules.from_dict({"base": "classic", "last_card_call": "yes"})
 
 
+@needs("stable_baselines3")  # the SB3 VecEnv too
 def test_last_card_call_in_the_envs_and_bots():
     """Spaces and masks follow the rules (43 actions, one more observation entry that marks
     CALL); the bots always call; the classic sizes are unchanged without the switch."""
@@ -583,8 +576,8 @@ def test_deck_52_same_deal_other_ids_and_the_low_cards_in_the_stock():
     assert [e["forced"] for e in on.actions()] == [e["forced"] for e in off.actions()]
     assert len(off.events[1]["deck"]) == 36 and len(on.events[1]["deck"]) == 52
     assert sorted(on.events[1]["deck"]) == list(range(52))
-    assert round_end(off) == ([0, 17], [0, 17], [])  # A 11 + 6 6
-    assert round_end(on) == ([0, 13], [0, 13], [])  # A 11 + 2 2: face value
+    assert round_end(off)[2:] == ([0, 17], [0, 17], [])  # A 11 + 6 6
+    assert round_end(on)[2:] == ([0, 13], [0, 13], [])  # A 11 + 2 2: face value
 
 
 def test_deck_52_names_parse_and_show_low_cards():
@@ -621,7 +614,7 @@ def test_deck_52_low_ranks_take_effects_bonuses_and_points():
     game.play("2♣")  # seat 1 takes K♥ J♥ and is skipped: seat 0 again
     assert game.hand(1) == ["3♦", "J♥", "K♥"] and game.player == 0
     game.play("5♣")
-    assert round_end(game) == ([-30, 36], [-30, 36], [])  # 3 counts 30; J 2, K 4
+    assert round_end(game)[2:] == ([-30, 36], [-30, 36], [])  # 3 counts 30; J 2, K 4
 
 
 def test_deck_52_lets_six_players_hold_six_cards():
@@ -668,6 +661,7 @@ def test_deck_52_points_default_to_face_value_and_records_carry_the_key():
     assert Rules.from_yaml(text).deck == 52
 
 
+@needs("stable_baselines3")  # the SB3 VecEnv too
 def test_deck_52_in_the_envs_and_bots():
     """Spaces follow the rules (58 actions, 253 observation entries); the heuristic bots know
     the deck and play legal moves; observe and observe_one agree; a policy trained on 36
@@ -729,6 +723,7 @@ def test_deck_52_in_the_envs_and_bots():
         load("ppo-classic-2p", rules=rules, players=2)
 
 
+@needs("openskill")  # the report rates every agent
 def test_deck_52_evaluation_rollout_and_determinise():
     """The evaluation harness, the rollout bot and determinised states work on 52 cards."""
     import numpy as np
@@ -766,7 +761,9 @@ def test_deck_52_sharded_equals_one_process():
     assert all(np.array_equal(a, b) for a, b in zip(*trails, strict=True))
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize(
+    "players", [2, *(pytest.param(p, marks=pytest.mark.slow) for p in (3, 4, 5, 6))]
+)
 def test_deck_52_engine_api_and_record_cli_at_every_player_count(players, tmp_path):
     """The engine's API test (masks, determinism, the 52 cards in one place each, records
     that replay) and the record CLI, with ``deck: 52`` at 2 to 6 players."""

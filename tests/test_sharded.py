@@ -38,7 +38,7 @@ def _play(env: StoOdnoVectorEnv, steps: int, seed: int) -> list[np.ndarray]:
     return trail
 
 
-@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("players", [2, pytest.param(4, marks=pytest.mark.slow)])
 def test_sharded_vector_env_plays_the_same_games(players):
     kwargs = {"num_envs": 48, "players": players, "opponents": GreedyAgent()}
     alone = StoOdnoVectorEnv(**kwargs)

@@ -7,12 +7,12 @@ import dataclasses
 
 import numpy as np
 import pytest
+from helpers import sb3_vec_env
 
 from agents import GreedyAgent
 from sto_odno_env import sto_odno_v0
 from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
 from sto_odno_env.envs.learner import LearnerGames
-from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 from sto_odno_env.envs.sharded import learner_games
 from sto_odno_env.envs.table_config import TableConfig, table_config
 
@@ -22,7 +22,7 @@ def test_positional_keyword_and_config_build_the_same_table():
     assert StoOdnoEnv("classic", 3, learner_seat=1, reward="round").config == config
     assert StoOdnoEnv(config=config).config is config
     assert StoOdnoVectorEnv(4, "classic", 3, learner_seat=1, reward="round").config == config
-    assert StoOdnoVecEnv(4, config=config).config is config
+    assert sb3_vec_env()(4, config=config).config is config
     assert table_config(config, players=4).players == 4  # a copy with one change
     assert config.players == 3
 

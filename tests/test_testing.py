@@ -15,7 +15,11 @@ from sto_odno_env.records import testing
     [
         (Rules.preset("classic"), 2),
         (Rules.preset("classic").replace(stacking=True, empty_stock="steal", target=40), 3),
-        (Rules.preset("ukrainian").replace(last_card_effects=True, reshuffle="flip"), 4),
+        pytest.param(
+            Rules.preset("ukrainian").replace(last_card_effects=True, reshuffle="flip"),
+            4,
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_api_test_passes_on_the_engine(rules: Rules, players: int) -> None:

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
+
 import torch
 
 from agents import AgentError, load

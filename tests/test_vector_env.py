@@ -5,16 +5,14 @@ for MaskablePPO, terminal observations, and a short MaskablePPO run.
 
 from __future__ import annotations
 
-import zlib
-
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from helpers import CrcPolicy, crc_choice, needs
 
 from sto_odno_env import Rules
-from sto_odno_env.bots.policy import BasePolicy
 from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
 from sto_odno_env.game import engine, rng
 from sto_odno_env.views.observation import ObservationView
@@ -25,18 +23,6 @@ SHORT = Rules.preset("classic").replace(target=30)  # short matches, same game o
 def random_actions(env, generator):
     """A uniformly random legal action per game of a batched env."""
     return engine.sample_actions(env.games.state.legal_bits, generator.random(env.num_envs))
-
-
-def crc_choice(observation, mask):
-    """A deterministic "random" legal action: a function of the observation and mask only,
-    so the same position gets the same action in any env."""
-    legal = np.flatnonzero(mask)
-    return int(legal[zlib.crc32(np.ascontiguousarray(observation).tobytes()) % len(legal)])
-
-
-class CrcPolicy(BasePolicy):
-    def act(self, observations, masks):
-        return np.array([crc_choice(o, m) for o, m in zip(observations, masks, strict=True)])
 
 
 # --- StoOdnoVectorEnv -------------------------------------------------------------------------
@@ -214,6 +200,7 @@ def test_game_zero_of_an_int_seeded_batch_is_the_single_env():
 # --- StoOdnoVecEnv (stable-baselines3) ---------------------------------------------------------
 
 
+@needs("stable_baselines3", "sb3_contrib")
 def test_sb3_masks_for_maskable_ppo():
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
@@ -237,6 +224,7 @@ def test_sb3_masks_for_maskable_ppo():
         )
 
 
+@needs("stable_baselines3")
 def test_sb3_seed_makes_reset_deterministic():
     from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
@@ -246,6 +234,7 @@ def test_sb3_seed_makes_reset_deterministic():
     np.testing.assert_array_equal(one.reset(), two.reset())
 
 
+@needs("stable_baselines3")
 def test_sb3_terminal_observation_when_done():
     from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
@@ -269,6 +258,7 @@ def test_sb3_terminal_observation_when_done():
                 assert "terminal_observation" not in infos[i]
 
 
+@needs("torch", "stable_baselines3", "sb3_contrib")
 def test_maskable_ppo_smoke():
     import torch
     from sb3_contrib import MaskablePPO
@@ -309,7 +299,13 @@ class LowestLegal:
         return np.argmax(np.asarray(masks) > 0, axis=1)
 
 
-@pytest.mark.parametrize(("rules", "players"), [("classic", 2), ("yard", 3), ("ukrainian", 4)])
+@pytest.mark.parametrize(
+    ("rules", "players"),
+    [
+        ("classic", 2),
+        *(pytest.param(*c, marks=pytest.mark.slow) for c in [("yard", 3), ("ukrainian", 4)]),
+    ],
+)
 def test_auto_played_opponents_match_the_round_by_round_loop(rules, players):
     """The engine's auto-play of bits-only opponents gives the very games that the loop of
     one engine step per round of opponent moves gives."""

@@ -1,0 +1,78 @@
+"""Helpers shared by several test files (the scenario tests have theirs in
+``scenario_helpers.py``; fixtures live in ``conftest.py``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import zlib
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from sto_odno_env.bots.policy import BasePolicy
+
+# optional module -> the extra of pyproject.toml that installs it
+EXTRAS = {
+    "torch": "train",
+    "stable_baselines3": "train",
+    "sb3_contrib": "train",
+    "tqdm": "train",
+    "matplotlib": "eval",
+    "openskill": "eval",
+    "rich": "play",
+    "PIL": "picture",
+    "nbclient": "notebooks",
+    "ipykernel": "notebooks",
+    "ray": "dist",
+    "pyspiel": "bench",
+    "shimmy": "bench",
+}
+
+
+def need(module: str) -> ModuleType:
+    """``module``, or skip the test when it is not installed, naming the extra that
+    installs it (so a base install, ``pip install -e .`` plus pytest and hypothesis, skips
+    what it cannot run instead of failing)."""
+    extra = EXTRAS.get(module)
+    hint = f"pip install -e '.[{extra}]'" if extra else f"pip install {module}"
+    return pytest.importorskip(module, reason=f"needs {module} ({hint})")
+
+
+def needs(*modules: str) -> pytest.MarkDecorator:
+    """A mark that skips the test unless every one of ``modules`` is installed, naming the
+    extra that installs it (for tests that need a module only inside the package)."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    extras = sorted({EXTRAS.get(m, m) for m in missing})
+    return pytest.mark.skipif(
+        bool(missing),
+        reason=f"needs {', '.join(missing)} (pip install -e '.[{','.join(extras)}]')",
+    )
+
+
+def sb3_vec_env() -> type:
+    """The stable-baselines3 VecEnv class, or skip the test without stable-baselines3."""
+    need("stable_baselines3")
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
+
+    return StoOdnoVecEnv
+
+
+def crc_choice(observation: np.ndarray, mask: np.ndarray) -> int:
+    """A deterministic "random" legal action: a function of the observation and mask only,
+    so the same position gets the same action in any env."""
+    legal = np.flatnonzero(mask)
+    return int(legal[zlib.crc32(np.ascontiguousarray(observation).tobytes()) % len(legal)])
+
+
+class CrcPolicy(BasePolicy):
+    """:func:`crc_choice` for every row of a batch."""
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.array([crc_choice(o, m) for o, m in zip(observations, masks, strict=True)])
+
+
+def set_bits(bits: int | np.integer) -> list[int]:
+    """The ids of the set bits of a card or action mask, lowest first."""
+    value = int(bits)
+    return [i for i in range(value.bit_length()) if value >> i & 1]
