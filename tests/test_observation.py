@@ -397,7 +397,7 @@ def test_global_state_holds_every_hand_and_the_public_table(preset, players):
         for b, row in enumerate(rows):
             hands = row[layout["hands"]].reshape(6, 36)
             for seat in range(6):
-                held = cards_of(state.hand[b, seat]) if seat < players else []
+                held = set_bits(state.hand[b, seat]) if seat < players else []
                 assert np.flatnonzero(hands[seat]).tolist() == held
             pile = sorted(state.discard[b, : state.discard_size[b]].tolist())
             assert np.flatnonzero(row[layout["discard"]]).tolist() == pile
@@ -410,7 +410,7 @@ def test_global_state_holds_every_hand_and_the_public_table(preset, players):
             assert int(np.argmax(row[layout["top_card"]])) == (36 if top == NO_CARD else top)
             current = int(state.current_player[b])
             assert int(np.argmax(row[layout["to_act"]])) == (6 if current < 0 else current)
-            sizes = [len(cards_of(state.hand[b, p])) for p in range(players)]
+            sizes = [len(set_bits(state.hand[b, p])) for p in range(players)]
             np.testing.assert_allclose(
                 row[layout["hand_size"]] * 36, sizes + [0] * (6 - players), atol=1e-4
             )
@@ -432,7 +432,7 @@ def test_global_state_ignores_the_stock_order_but_sees_every_hand():
     shuffled = hide_differently(state, 0, "stock", generator)
     np.testing.assert_array_equal(global_state(state), global_state(shuffled))
     dealt = hide_differently(state, 0, "hands", generator)
-    assert cards_of(dealt.hand[0, 1]) != cards_of(state.hand[0, 1])
+    assert set_bits(dealt.hand[0, 1]) != set_bits(state.hand[0, 1])
     assert not np.array_equal(global_state(state), global_state(dealt))
     np.testing.assert_array_equal(observe(state, 0), observe(dealt, 0))  # hidden from seat 0
 

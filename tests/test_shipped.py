@@ -71,5 +71,5 @@ def test_a_shipped_policy_is_refused_for_other_rules(name):
     other_rules = load_rules(other)
     if other_rules.to_dict() == rules.to_dict():
         pytest.skip("the other preset is the same rule set")
-    with pytest.raises(AgentError, match="trained for (other )?rules"):
+    with pytest.raises(AgentError, match=r"trained for (other )?rules"):
         load(name, other_rules, counts[0])
