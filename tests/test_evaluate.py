@@ -499,7 +499,7 @@ def test_evaluate_is_deterministic():
         (["--agents", "expert,minimax"], "unknown agent 'minimax'"),
         (["--agents", "expert"], "--agents needs at least two agents"),
         (["--agents", "expert, ,"], "--agents needs at least two agents"),
-        (["--agents", "greedy:samples=3,expert"], "only rollout takes parameters"),
+        (["--agents", "greedy:samples=3,expert"], "only rollout and search take parameters"),
         (["--agents", "rollout:depth=2,expert"], "bad parameter 'depth=2'"),
         (["--agents", "expert,missing/policy.pt"], "'missing/policy.pt' does not exist"),
         (["--agents", "expert,random", "--matches", "0"], "allowed: an integer from 1"),
