@@ -60,6 +60,7 @@ SLOW = [
     ("README.md", "--matches 10000"),
     ("README.md", "sto_odno_env.record"),
     ("ladder.md", "rollout"),
+    ("evaluation.md", ""),  # search matches and a best-response run
     ("environments.md", "check_env"),
     ("training.md", ""),
     ("play.md", "ppo-classic"),  # loads torch
