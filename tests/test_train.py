@@ -345,18 +345,6 @@ def play_a_match_in_the_aec_env(agent, rules: str, players: int, seed: int) -> N
         env.step(action)
 
 
-@pytest.mark.parametrize("name", sorted(SHIPPED))
-def test_shipped_policies_play_legal_moves_in_the_aec_and_vector_envs(name):
-    players = int(name.rsplit("-", 1)[1].rstrip("p"))
-    agent = load(name, "classic", players)
-    play_a_match_in_the_aec_env(agent, "classic", players, seed=5)
-    vector = StoOdnoVectorEnv(num_envs=64, players=players, opponents=agent)
-    observations, infos = vector.reset(seed=5)
-    for _ in range(100):
-        actions = agent.act(observations, infos["action_mask"])
-        observations, _, _, _, infos = vector.step(actions)
-
-
 @pytest.mark.parametrize(
     ("rules_file", "players", "obs_width", "actions"),
     [("deck-52.yaml", 3, 253, 58), ("last-card-call.yaml", 2, 190, 43)],
