@@ -75,6 +75,7 @@ NEEDS = {
     "sto_odno_env.envs.sb3": "stable_baselines3",
     "agents.evaluate": "openskill",
     "train/": "torch",
+    "starlette": "starlette",  # the web table (the web extra)
 }
 
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)

@@ -472,7 +472,12 @@ def test_every_name_of_the_face_resolves() -> None:
         sto_odno_env.engine_room  # noqa: B018
 
 
-COMMANDS = {"record": "records.record", "replay": "records.replay", "play": "apps.play"}
+COMMANDS = {
+    "record": "records.record",
+    "replay": "records.replay",
+    "play": "apps.play",
+    "web": "apps.web.__main__",
+}
 
 
 @pytest.mark.parametrize(("command", "program"), [*COMMANDS.items(), ("bench", "apps.bench")])
