@@ -45,7 +45,7 @@ FIELDS = ("hand", "stock", "stock_size", "discard", "top_card", "current_player"
 def test_samples_do_not_depend_on_the_true_hidden_cards(players):
     rules = load_rules("classic")
     observations = mid_round_observations(rules, players)
-    agent = SearchAgent(rules, players, model="expert", policy="expert")
+    agent = SearchAgent(rules, players)  # expert rollouts, expert as the model
     # Two true tables behind each observation, dealt differently but seen the same way.
     tables = [from_observations(rules, observations, 1, seed=seed) for seed in (11, 12)]
     seen = [observe(table, np.zeros(table.batch, dtype=np.intp)) for table in tables]
@@ -62,7 +62,7 @@ def test_samples_do_not_depend_on_the_true_hidden_cards(players):
 def test_the_belief_favours_deals_that_explain_the_last_play():
     rules = load_rules("classic")
     observations = mid_round_observations(rules, 2, games=48)
-    agent = SearchAgent(rules, 2, model="expert", policy="expert", pool=8, floor=0.05)
+    agent = SearchAgent(rules, 2, pool=8, floor=0.05)
     pool = from_observations(rules, observations, 16 * 8, seed=9)
     weights = agent.likelihood(pool)
     assert weights.min() == pytest.approx(0.05) and weights.max() == 1.0
@@ -77,7 +77,7 @@ def test_the_belief_favours_deals_that_explain_the_last_play():
 def test_a_policy_model_gives_graded_weights():
     rules = load_rules("classic")
     observations = mid_round_observations(rules, 2)
-    agent = SearchAgent(rules, 2)  # the shipped ppo-classic-2p rolls out and models
+    agent = agents.load("search", rules, 2)  # ppo-classic-2p rolls out and models
     assert agent.default_policy is agent.model
     assert hasattr(agent.model, "network")
     weights = agent.likelihood(from_observations(rules, observations, 8, seed=1))
@@ -91,7 +91,7 @@ def test_search_starts_from_the_policy_choice():
     observations = mid_round_observations(rules, 2)
     state = from_observations(rules, observations, 1, seed=2)
     masks = engine.unpack_actions(state.legal_bits, rules.num_actions)
-    agent = SearchAgent(rules, 2, samples=4, horizon=6, margin=1e9)
+    agent = agents.load("search:samples=4,horizon=6,margin=1e9", rules, 2)
     np.testing.assert_array_equal(
         agent.act(observations, masks), agent.default_policy.act(observations, masks)
     )

@@ -46,6 +46,14 @@ def shipped_policies() -> dict[str, Path]:
 SHIPPED = shipped_policies()
 
 
+def search_policy_name(rules: Rules, players: int | None) -> str:
+    """The rollout policy of ``search`` by default: the shipped policy trained for
+    ``rules`` at ``players`` (``ppo-classic-2p``, ...), or ``expert`` where none is shipped
+    or the player count is not known."""
+    name = f"ppo-{rules.name}-{players}p"
+    return name if players is not None and name in SHIPPED else "expert"
+
+
 class AgentError(ValueError):
     """An agent name or specification that cannot be loaded."""
 
@@ -61,6 +69,11 @@ def load(
     base, _, params = name.partition(":")
     if base in BOTS:
         kwargs = _parse_params(name, base, params)
+        if base == "search":  # its rollout policy and opponent model, by name
+            policy = kwargs.get("policy") or search_policy_name(rules, players)
+            kwargs["policy"] = load(policy, rules, players, seed=seed)
+            if "model" in kwargs:
+                kwargs["model"] = load(kwargs["model"], rules, players, seed=seed)
         try:
             return BOTS[base](rules, players, seed=seed, **kwargs)
         except ValueError as error:

@@ -2,14 +2,15 @@
 
 :class:`SearchAgent` is :class:`~sto_odno_env.bots.rollout.RolloutAgent` with two changes:
 
-* **Rollouts by a policy.** Every seat of every rollout is played by ``policy`` (the
-  shipped policy of the rule set and player count where there is one, ``expert``
-  otherwise), all rollouts of all games in one batch as ``rollout`` does; the policy's own
+* **Rollouts by a policy.** Every seat of every rollout is played by ``policy`` (loaded by
+  name, ``agents.load("search")``: the shipped policy of the rule set and player count
+  where there is one, ``expert`` otherwise; constructed directly: ``expert`` unless
+  given), all rollouts of all games in one batch as ``rollout`` does; the policy's own
   choice is the default, and another action replaces it only when its paired gain over the
   default in the same sampled deals beats ``margin`` standard errors.
 * **Deals sampled by belief.** ``pool × samples`` deals of the unseen cards are drawn
-  uniformly (:func:`sto_odno_env.views.determinise.from_observations`), each is weighted by the
-  likelihood of the last opponent play the observation shows under an opponent model
+  uniformly (:func:`sto_odno_env.views.determinise.from_observations`), each is weighted
+  by the likelihood of the last opponent play the observation shows under an opponent model
   (``model``, by default the rollout policy), and ``samples`` of them are kept by
   systematic resampling (sampling-importance-resampling).
 
@@ -46,15 +47,6 @@ from ..views.determinise import from_observations
 from ..views.observation import observe
 from .policy import BasePolicy
 from .rollout import RolloutAgent
-
-
-def default_policy_name(rules: Rules, players: int | None) -> str:
-    """The shipped policy trained for ``rules`` at ``players`` (``ppo-classic-2p``, ...), or
-    ``expert`` where none is shipped or the player count is not known."""
-    from .registry import SHIPPED
-
-    name = f"ppo-{rules.name}-{players}p"
-    return name if players is not None and name in SHIPPED else "expert"
 
 
 def action_probabilities(policy: object, observations: np.ndarray, masks: np.ndarray):
@@ -97,22 +89,20 @@ class SearchAgent(RolloutAgent):
         margin: float = 1.5,
         pool: int = 4,
         floor: float = 0.1,
-        policy: str | BasePolicy | None = None,
-        model: str | BasePolicy | None = None,
+        policy: BasePolicy | None = None,
+        model: BasePolicy | None = None,
     ):
-        from .registry import load
+        from .heuristic import ExpertAgent
 
         rules = load_rules(rules)
         if pool < 1:
             raise ValueError(f"pool must be >= 1, got {pool}")
         if not 0.0 < floor <= 1.0:
             raise ValueError(f"floor must be in (0, 1], got {floor}")
-        if policy is None or isinstance(policy, str):
-            policy = load(policy or default_policy_name(rules, players), rules, players)
-        if model is None:
-            model = policy
-        elif isinstance(model, str):
-            model = load(model, rules, players)
+        # By name (search:policy=NAME) the registry resolves the agents, and by default
+        # the shipped policy of the table (registry.search_policy_name).
+        policy = policy if policy is not None else ExpertAgent(rules)
+        model = model if model is not None else policy
         super().__init__(
             rules, players, samples=samples, horizon=horizon, default_policy=policy,
             seed=seed, margin=margin,
