@@ -135,10 +135,12 @@ class Collector:
         state: dict[str, Any],
         weights: list[torch.Tensor],
         shapes: tuple[int, int, int, int],
+        trainer: type,
     ):
         """Start the collector at ``state`` (:meth:`train.ppo.PPO.collector_state`, whose
         ``"rollout"`` is the next rollout's index) and publish ``weights``, the learner's
-        at update ``state["rollout"] - 1``."""
+        at update ``state["rollout"] - 1``. ``trainer`` is the trainer class the collector
+        builds (:class:`train.ppo.PPO`: passed in, so this module does not import its user)."""
         context = torch.multiprocessing.get_context("spawn")
         self.buffers = rollout_buffers(*shapes)
         self.weights = [[t.detach().cpu().clone().share_memory_() for t in weights] for _ in "ab"]
@@ -156,6 +158,7 @@ class Collector:
                 inbox,
                 outbox,
                 os.getpid(),
+                trainer,
             ),
             name="sto-odno-collector",
             daemon=True,  # multiprocessing ends it at exit if close() was never reached
@@ -274,6 +277,7 @@ def _collector_main(
     inbox: Any,
     outbox: Any,
     learner: int,
+    trainer: type,
 ) -> None:
     """The collector process (see the module docstring)."""
     for number in SIGNALS:
@@ -281,7 +285,8 @@ def _collector_main(
     signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
     torch.set_num_threads(1)
     try:
-        _Loop(config, rules, _loads(state), buffers, weights, inbox, outbox, learner).run()
+        state_now = _loads(state)
+        _Loop(config, rules, state_now, buffers, weights, inbox, outbox, learner, trainer).run()
     except _Stop:
         pass
     except BaseException:  # the learner raises it as a CollectorError with this text
@@ -292,11 +297,11 @@ def _collector_main(
 
 
 class _Loop:
-    def __init__(self, config, rules, state, buffers, weights, inbox, outbox, learner):
-        from train import ppo, run
+    def __init__(self, config, rules, state, buffers, weights, inbox, outbox, learner, trainer):
+        from train import run
 
         settings = run.Settings(config, rules, None, {}, None, None, frozenset(), False)
-        self.trainer = ppo.PPO(settings)
+        self.trainer = trainer(settings)
         self.trainer.load_collector_state(state)
         self.tensors = network_tensors(self.trainer.agent.actor, self.trainer.agent.critic)
         self.buffers, self.weights = buffers, weights

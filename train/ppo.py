@@ -236,7 +236,7 @@ class PPO:
 
         shapes = (self.config.rollout_steps, self.config.num_envs, self.obs_size, self.num_actions)
         self.collector = overlap.Collector(
-            self.config, self.rules, state, self._network_tensors(), shapes
+            self.config, self.rules, state, self._network_tensors(), shapes, type(self)
         )
 
     def _network_tensors(self) -> list[torch.Tensor]:
