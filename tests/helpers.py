@@ -76,3 +76,17 @@ def set_bits(bits: int | np.integer) -> list[int]:
     """The ids of the set bits of a card or action mask, lowest first."""
     value = int(bits)
     return [i for i in range(value.bit_length()) if value >> i & 1]
+
+
+def play_a_match_in_the_aec_env(agent, rules, players: int, seed: int) -> None:
+    """``agent`` in every seat of one AEC match; an illegal action raises there."""
+    from sto_odno_env import sto_odno_v0
+
+    env = sto_odno_v0.env(rules=rules, players=players, illegal_action="raise")
+    env.reset(seed=seed)
+    for _ in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        action = None
+        if not (terminated or truncated):
+            action = agent(observation["observation"], observation["action_mask"])
+        env.step(action)

@@ -7,8 +7,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers import play_a_match_in_the_aec_env  # noqa: E402
+
 from agents import load  # noqa: E402
-from sto_odno_env import sto_odno_v0  # noqa: E402
 from sto_odno_env.bots.registry import SHIPPED, AgentError  # noqa: E402
 from sto_odno_env.envs.gym_env import StoOdnoVectorEnv  # noqa: E402
 from sto_odno_env.game.rules import Rules, load_rules  # noqa: E402
@@ -38,14 +39,7 @@ def test_every_shipped_policy_claims_rules_and_counts():
 def test_a_shipped_policy_plays_legal_moves_at_each_count_it_claims(name, players):
     rules, _ = claims(name)
     agent = load(name, rules, players)
-    env = sto_odno_v0.env(rules=rules, players=players, illegal_action="raise")
-    env.reset(seed=players)
-    for _ in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        action = None
-        if not (terminated or truncated):
-            action = agent(observation["observation"], observation["action_mask"])
-        env.step(action)
+    play_a_match_in_the_aec_env(agent, rules, players, seed=players)
     vector = StoOdnoVectorEnv(num_envs=32, rules=rules, players=players, opponents=agent)
     observations, infos = vector.reset(seed=players)
     for _ in range(50):

@@ -24,9 +24,10 @@ import pytest
 pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
 
 import torch
+from helpers import play_a_match_in_the_aec_env
 
 from agents import AgentError, load
-from sto_odno_env import Rules, sto_odno_v0
+from sto_odno_env import Rules
 from sto_odno_env.bots.checkpoint import CheckpointError, save_policy
 from sto_odno_env.bots.checkpoint import load as load_checkpoint
 from sto_odno_env.bots.registry import SHIPPED
@@ -331,18 +332,6 @@ def test_the_shipped_policies_are_there_and_small():
     for path in SHIPPED.values():
         assert path.stat().st_size <= 5 * 2**20
         assert "training" not in torch.load(path, weights_only=True)
-
-
-def play_a_match_in_the_aec_env(agent, rules: str, players: int, seed: int) -> None:
-    """``agent`` in every seat of one AEC match; an illegal action raises there."""
-    env = sto_odno_v0.env(rules=rules, players=players, illegal_action="raise")
-    env.reset(seed=seed)
-    for _ in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        action = None
-        if not (terminated or truncated):
-            action = agent(observation["observation"], observation["action_mask"])
-        env.step(action)
 
 
 @pytest.mark.parametrize(
