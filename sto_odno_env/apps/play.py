@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import secrets
 import signal
 import sys
@@ -42,7 +41,7 @@ from ..game.cards import (
     parse_card,
 )
 from ..game.rules import PRESETS, Rules, RulesError, load_rules
-from ..records.playback import Playback
+from ..records.playback import DealWatch, Playback, with_draws
 from ..records.record import write_records
 from ..views.observation import observe_one
 from ..views.screen import (
@@ -195,29 +194,6 @@ class _MatchTrace(engine.Trace):
         super().emit(game, event)
 
 
-class _DealWatch:
-    """The engine's own chance (:data:`engine.RANDOM_CHANCE`), noting the hands whenever a
-    round is dealt: the hands the last round ended with, after any last-card penalty
-    (docs/rules.md §7), and the seats still in, who are dealt the next round."""
-
-    def __init__(self) -> None:
-        self.inner = engine.RANDOM_CHANCE
-        self.deals: list[tuple[list[int], int]] = []  # (hands, seats-in mask) per deal
-
-    def deck(self, state: engine.State, games: np.ndarray) -> np.ndarray:
-        self.deals.append(([int(h) for h in state.hand[0]], int(state.in_match[0])))
-        return self.inner.deck(state, games)
-
-    def first_dealer(self, state, games):
-        return self.inner.first_dealer(state, games)
-
-    def shuffle(self, state, games, cards, counts):
-        return self.inner.shuffle(state, games, cards, counts)
-
-    def steal(self, state, games, drawer, victim):
-        return self.inner.steal(state, games, drawer, victim)
-
-
 class HumanMatch:
     """One match: a human at ``seat`` and one policy per other seat (in seat order).
 
@@ -243,7 +219,7 @@ class HumanMatch:
         others = iter(opponents)
         self.policies = [None if p == seat else next(others) for p in range(players)]
         self.trace = _MatchTrace(1)
-        self.chance = _DealWatch()
+        self.chance = DealWatch()
         self.state = engine.init(
             rules,
             players,
@@ -321,43 +297,8 @@ class HumanMatch:
         the end (at the next deal, or now) less its hands at the start (before the
         decision, or as dealt: docs/rules.md §3), less cards stolen (``steal`` lines)."""
         deals, self.chance.deals = self.chance.deals, []
-        starts = [i for i, event in enumerate(events) if event["type"] == "round"]
-        bounds = [0, *starts, len(events)]
-        ends = [hands for hands, _ in deals] + [self._hands()]
-        cards, hand_size = self.state.tables.deck.cards, self.state.tables.hand_size
-        result: list[dict[str, Any]] = []
-        for part, (first, stop) in enumerate(itertools.pairwise(bounds)):
-            piece = [dict(event) for event in events[first:stop]]
-            if part == 0:
-                if before is None:  # the match's start: nothing held before the deal
-                    result += piece
-                    continue
-                start = before
-            else:
-                deck, seats_in = piece[0]["deck"], deals[part - 1][1]
-                dealt = sum(1 << card for card in deck[: seats_in.bit_count() * hand_size])
-                start = [dealt] * len(ends[part])
-            taken = [end & ~begin for end, begin in zip(ends[part], start, strict=True)]
-            for event in piece:
-                if event["type"] == "steal":
-                    taken[event["player"]] &= ~(1 << event["card"])
-            actor = next((e["player"] for e in piece if e["type"] == "action"), None)
-            notes = []
-            for seat, bits in enumerate(taken):
-                drawn = [card for card in range(cards) if bits >> card & 1]
-                if not drawn:
-                    continue
-                if seat == actor:
-                    action = next(e for e in piece if e["type"] == "action")
-                    action["drawn"] = drawn
-                else:
-                    notes.append({"type": "draw", "player": seat, "cards": drawn})
-            at = next(
-                (i for i, e in enumerate(piece) if e["type"] in ("round_end", "match_end")),
-                len(piece),
-            )
-            result += piece[:at] + notes + piece[at:]
-        return result
+        tables = self.state.tables
+        return with_draws(events, before, deals, self._hands(), tables.hand_size, tables.deck.cards)
 
     def _print_recent(self, title: str) -> None:
         lines = [event_text(self.screen, e, self.names, self.seat) for e in self.recent]

@@ -12,7 +12,6 @@ built by :func:`sto_odno_env.apps.web.view.seat_view` from the seat's observatio
 from __future__ import annotations
 
 import io
-import itertools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +20,7 @@ import numpy as np
 
 from ...game import engine
 from ...game.rules import Rules
+from ...records.playback import DealWatch, with_draws
 from ...views.observation import observe_one
 from ...views.screen import Screen, event_text, match_result_lines
 from .view import seat_view
@@ -58,82 +58,6 @@ class _Trace(engine.Trace):
         super().emit(game, event)
 
 
-class _DealWatch:
-    """The engine's own chance, noting each seat's hand whenever a round is dealt (the hands
-    the last round ended with) and the seats still in, who are dealt the next round."""
-
-    def __init__(self) -> None:
-        self.inner = engine.RANDOM_CHANCE
-        self.deals: list[tuple[list[int], int]] = []
-
-    def deck(self, state: engine.State, games: np.ndarray) -> np.ndarray:
-        self.deals.append(([int(h) for h in state.hand[0]], int(state.in_match[0])))
-        return self.inner.deck(state, games)
-
-    def first_dealer(self, state, games):
-        return self.inner.first_dealer(state, games)
-
-    def shuffle(self, state, games, cards, counts):
-        return self.inner.shuffle(state, games, cards, counts)
-
-    def steal(self, state, games, drawer, victim):
-        return self.inner.steal(state, games, drawer, victim)
-
-
-def with_draws(
-    events: Sequence[dict[str, Any]],
-    before: list[int] | None,
-    deals: Sequence[tuple[list[int], int]],
-    now: list[int],
-    hand_size: int,
-    cards: int,
-) -> list[dict[str, Any]]:
-    """Copies of ``events`` (one decision's record events) with the cards each seat took:
-    ``drawn`` on the action of the seat that drew, ``draw`` events for a penalty taken by
-    another seat (or at a round's opening card), as :func:`sto_odno_env.views.screen.event_text`
-    reads them.
-
-    The events split at each ``round`` line. A part's cards taken are its hands at its end
-    (``deals``: the hands when the next round was dealt; ``now`` for the last part) less its
-    hands at its start (``before`` the decision, or every card dealt), less stolen cards.
-    """
-    starts = [i for i, event in enumerate(events) if event["type"] == "round"]
-    bounds = [0, *starts, len(events)]
-    ends = [hands for hands, _ in deals] + [now]
-    result: list[dict[str, Any]] = []
-    for part, (first, stop) in enumerate(itertools.pairwise(bounds)):
-        piece = [dict(event) for event in events[first:stop]]
-        if part == 0:
-            if before is None:  # the match's start: nothing was held before the deal
-                result += piece
-                continue
-            start = before
-        else:
-            deck, seats_in = piece[0]["deck"], deals[part - 1][1]
-            dealt = sum(1 << card for card in deck[: seats_in.bit_count() * hand_size])
-            start = [dealt] * len(ends[part])
-        taken = [end & ~begin for end, begin in zip(ends[part], start, strict=True)]
-        for event in piece:
-            if event["type"] == "steal":
-                taken[event["player"]] &= ~(1 << event["card"])
-        action = next((e for e in piece if e["type"] == "action"), None)
-        notes = []
-        for seat, bits in enumerate(taken):
-            drawn = [card for card in range(cards) if bits >> card & 1]
-            if not drawn:
-                continue
-            if action is not None and seat == action["player"]:
-                action["drawn"] = drawn
-            else:
-                notes.append({"type": "draw", "player": seat, "cards": drawn})
-        at = next(
-            (i for i, e in enumerate(piece) if e["type"] in ("round_end", "match_end")),
-            len(piece),
-        )
-        result += piece[:at] + notes + piece[at:]
-    return result
-
-
 class WebMatch:
     """A match with the human at ``seat`` and ``agents[p]`` (a policy) in every other seat
     ``p`` (``agents[seat]`` is None). ``seed`` is the engine's match seed."""
@@ -150,7 +74,7 @@ class WebMatch:
         self.rules, self.players, self.seat = rules, players, seat
         self.agents, self.names, self.seed = list(agents), list(names), seed
         self.trace = _Trace(1)
-        self.watch = _DealWatch()
+        self.watch = DealWatch()
         self.state = engine.init(
             rules, players, 1, seeds=[seed], trace=self.trace, chance=self.watch,
             resolve_forced=False,
