@@ -96,7 +96,7 @@ def test_masked_entropy_counts_legal_actions_only_and_illegal_logits_get_no_grad
 def test_tiny_run_trains_checkpoints_reloads_and_plays_legally(tmp_path):
     trainer, session = tiny_session(tmp_path, 16 * 8 * 3)
     assert session.counters.update == 3 and session.counters.global_step == 384
-    assert trainer.league.filled == 2  # a snapshot every update, two slots
+    assert trainer.tables.groups[0].league.filled == 2  # a snapshot every update, two slots
     for name in ("checkpoint.pt", "policy.pt", "best.pt", "evaluations.csv", "summary.json"):
         assert (tmp_path / name).is_file(), name
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -124,7 +124,9 @@ def test_resume_continues_the_run_exactly(tmp_path):
         assert torch.equal(weight, resumed.agent.actor.state_dict()[name]), name
     for name, weight in straight.agent.critic.state_dict().items():
         assert torch.equal(weight, resumed.agent.critic.state_dict()[name]), name
-    assert np.array_equal(straight.league.assign, resumed.league.assign)
+    assert np.array_equal(
+        straight.tables.groups[0].league.assign, resumed.tables.groups[0].league.assign
+    )
     assert np.array_equal(straight.next_obs, resumed.next_obs)
 
 
@@ -133,7 +135,7 @@ def test_a_run_never_sends_an_illegal_action():
     # anywhere in the run would raise IllegalActionError out of collect().
     settings = run.parse(ppo.SPEC, [*TINY, "--out", "/tmp/unused-sto-odno", "--players", "3"])
     trainer = ppo.PPO(settings)
-    assert trainer.envs.illegal_action == "raise"
+    assert trainer.tables.groups[0].games.illegal_action == "raise"
     decisions = sum(trainer.train(run.Counters(update=u)).decisions for u in range(3))
     assert decisions == 3 * 16 * 8
 

@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = REPO / "configs" / "train" / "ppo.yaml"
 TRAINING_DOC = REPO / "docs" / "training.md"
 BOTS = ("expert", "greedy", "random")
+POLICY_DIR = REPO / "sto_odno_env" / "bots" / "policies"  # the shipped policies
 SECTIONS = (
     "run",
     "budget",
@@ -86,6 +87,20 @@ def _widths(value: Any) -> bool:
     )
 
 
+def _policy_name(value: Any) -> bool:
+    return isinstance(value, str) and (
+        value.endswith(".pt") or (POLICY_DIR / f"{value}.pt").is_file()
+    )
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 2 <= value <= 6
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _weight(meaning: str) -> Any:
     return key(meaning, "a weight >= 0", _non_negative, section="league")
 
@@ -127,9 +142,28 @@ class TrainConfig:
         fixed=True,
     )
     players: int = key(
-        "players at each table", "an integer 2..6", lambda v: 2 <= v <= 6, section="run",
+        "players at each table (with players_mix: the count of the self-play games)",
+        "an integer 2..6",
+        lambda v: 2 <= v <= 6,
+        section="run",
         fixed=True,
-    )  # fmt: skip
+    )
+    players_mix: tuple[int, ...] = key(
+        "train one policy at several player counts at once: the num_envs league games are "
+        "split among these counts by players_weights, and evaluations play each "
+        "(train/ppo.py only)",
+        "[] (players only) or a list of distinct integers 2..6, e.g. [2, 3, 4, 6]",
+        lambda v: len(set(v)) == len(v) and all(_count(c) for c in v),
+        section="run",
+        fixed=True,
+    )
+    players_weights: tuple[float, ...] = key(
+        "the share of the league games at each count of players_mix",
+        "[] (equal) or one number >= 0 per count of players_mix",
+        lambda v: all(_number(w) and w >= 0 for w in v),
+        section="run",
+        fixed=True,
+    )
     seed: int = key(
         "seed of the games, the league, the networks and the evaluation deals",
         "an integer >= 0",
@@ -246,8 +280,10 @@ class TrainConfig:
     warm_start: str = key(
         "before PPO the policy imitates this bot over its decisions in every seat, and the "
         "value network learns their returns (train/imitation.py)",
-        "none, expert, greedy or random",
-        lambda v: v in ("none", *BOTS),
+        "none, expert, greedy, random, a shipped policy (ppo-classic, ...) or a policy "
+        "file: a policy's weights become the actor's (its widths must be hidden; trained "
+        "for any rule set of the same sizes), and only the critic learns",
+        lambda v: v in ("none", *BOTS) or _policy_name(v),
         section="warm start",
     )
     warm_start_decisions: int = key(

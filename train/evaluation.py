@@ -41,6 +41,7 @@ class Evaluation:
             "low": round(self.low, 4),
             "high": round(self.high, 4),
             "mean_reward": round(self.mean_reward, 4),
+            "players": self.players,
         }
 
     def describe(self) -> str:

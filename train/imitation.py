@@ -26,7 +26,7 @@ from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.views.observation import obs_size, observe
-from train.config import TrainConfig
+from train.config import BOTS, TrainConfig
 from train.masked import entropy, log_probs
 
 if TYPE_CHECKING:
@@ -114,11 +114,14 @@ def imitate(
     generator: torch.Generator,
     device: torch.device,
     progress: Callable[[int, str], None] | None = None,
+    fit_actor: bool = True,
 ) -> dict[str, float]:
-    """Fit the actor to the bot's actions and the critic to the returns; returns the last
-    epoch's mean cross-entropy, value error, agreement with the bot and entropy.
-    ``progress`` gets the rows of each minibatch and the epoch ("epoch 2/3")."""
-    optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=learning_rate)
+    """Fit the actor to the bot's actions (unless ``fit_actor`` is false) and the critic
+    to the returns; returns the last epoch's mean cross-entropy, value error, agreement
+    with the bot and entropy. ``progress`` gets the rows of each minibatch and the epoch
+    ("epoch 2/3")."""
+    fitted = [*actor.parameters(), *critic.parameters()] if fit_actor else critic.parameters()
+    optimizer = torch.optim.Adam(fitted, lr=learning_rate)
     size = data["actions"].shape[0]
     stats: dict[str, float] = {}
     for epoch in range(epochs):
@@ -132,14 +135,15 @@ def imitate(
             masks = data["masks"][rows].to(device)
             actions = data["actions"][rows].to(device)
             returns = data["returns"][rows].to(device)
-            logp = log_probs(actor(obs), masks)
+            with torch.set_grad_enabled(fit_actor):
+                logp = log_probs(actor(obs), masks)
             cross_entropy = -logp.gather(1, actions[:, None]).mean()
             known = ~torch.isnan(returns)
             values = critic(obs).squeeze(-1)
             # a minibatch whose matches have none ended yet has no value target (0, not 0/0)
             squared = (values - torch.nan_to_num(returns)) ** 2 * known
             value_loss = squared.sum() / known.sum().clamp(min=1)
-            loss = cross_entropy + 0.5 * value_loss
+            loss = cross_entropy * fit_actor + 0.5 * value_loss
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
@@ -155,49 +159,95 @@ def imitate(
     return stats
 
 
+def teacher_of(
+    config: TrainConfig, rules: Rules, players: int, actor: nn.Module
+) -> tuple[Any, bool]:
+    """The warm start's teacher at ``players`` and whether the actor imitates it: a bot
+    (the actor learns its moves), or a policy whose weights ``actor`` now holds (only the
+    critic learns; a policy for another rule set of the same sizes is allowed, so that a
+    preset can start from another's policy)."""
+    if config.warm_start in BOTS:
+        return load_agent(config.warm_start, rules, players, seed=config.seed), True
+    from sto_odno_env.bots.checkpoint import CheckpointError, TorchPolicyAgent, read
+    from sto_odno_env.bots.registry import SHIPPED
+
+    path = SHIPPED.get(config.warm_start, config.warm_start)
+    record = read(path)
+    widths = [layer.out_features for layer in actor[:-1] if isinstance(layer, torch.nn.Linear)]
+    if list(record["hidden"]) != widths or record["obs_size"] != obs_size(rules):
+        raise CheckpointError(
+            f"warm_start={config.warm_start!r} is a network of {record['obs_size']} inputs and "
+            f"widths {list(record['hidden'])}; this run's has {obs_size(rules)} and {widths}: "
+            "allowed: a policy of the run's sizes (set hidden to the policy's widths)"
+        )
+    actor.load_state_dict(record["state_dict"])
+    return TorchPolicyAgent(copy.deepcopy(actor)), False
+
+
 def warm_start(
     config: TrainConfig,
     rules: Rules,
-    players: int,
+    counts: list[tuple[int, int]],
     actor: nn.Module,
     critic: nn.Module,
     generator: torch.Generator,
     device: torch.device,
     console: Console,
 ) -> dict[str, float]:
-    """The warm start of a training config: collect the ``warm_start`` bot's decisions and
-    fit ``actor`` and ``critic`` to them (see the module docstring), with the progress of
-    both on ``console``."""
-    teacher = load_agent(config.warm_start, rules, players, seed=config.seed)
+    """The warm start of a training config: collect the ``warm_start`` teacher's decisions
+    at each (players, games) of ``counts`` (the decisions shared as the games are) and fit
+    ``actor`` and ``critic`` to them (see the module docstring), with the progress of both
+    on ``console``."""
     batch = config.num_envs
-    rows = -(-config.warm_start_decisions // batch) * batch
+    shares = _shares(config, counts)
+    rows = sum(-(-share // batch) * batch for share in shares)
+    parts = []
     with console.bar("warm start: collecting", rows, "decisions") as bar:
-        data = bot_decisions(
-            teacher, rules, players, batch, config.warm_start_decisions, config.seed + 7,
-            config.gamma, bar.advance,
-        )  # fmt: skip
+        for index, ((players, _), share) in enumerate(zip(counts, shares, strict=True)):
+            teacher, fit_actor = teacher_of(config, rules, players, actor)
+            parts.append(
+                bot_decisions(
+                    teacher,
+                    rules,
+                    players,
+                    batch,
+                    share,
+                    config.seed + 7 + 1_000_003 * index,
+                    config.gamma,
+                    bar.advance,
+                )
+            )
+    data = {key: torch.cat([part[key] for part in parts]) for key in parts[0]}
     epochs = config.warm_start_epochs
     with console.bar("warm start: fitting", rows * epochs, "decisions") as bar:
         return imitate(
             actor, critic, data, epochs, config.minibatch_size, config.learning_rate,
-            generator, device, bar.advance,
+            generator, device, bar.advance, fit_actor=fit_actor,
         )  # fmt: skip
+
+
+def _shares(config: TrainConfig, counts: list[tuple[int, int]]) -> list[int]:
+    """The warm start's decisions at each count, in proportion to its games."""
+    total = sum(games for _, games in counts)
+    return [max(1, config.warm_start_decisions * games // total) for _, games in counts]
 
 
 def estimate_seconds(
     config: TrainConfig,
     rules: Rules,
-    players: int,
+    counts: list[tuple[int, int]],
     actor: nn.Module,
     critic: nn.Module,
     device: torch.device,
 ) -> float:
     """The warm start's time on this machine, measured before it starts: a few steps of
-    the bot's games and a pass of fitting over them (on copies of the networks, with their
-    own random streams, so the run itself is not touched), scaled to the whole."""
-    teacher = load_agent(config.warm_start, rules, players, seed=config.seed)
+    the teacher's games at the first count and a pass of fitting over them (on copies of
+    the networks, with their own random streams, so the run itself is not touched),
+    scaled to the whole."""
+    players = counts[0][0]
+    teacher, fit_actor = teacher_of(config, rules, players, copy.deepcopy(actor))
     batch = config.num_envs
-    steps = -(-config.warm_start_decisions // batch)
+    steps = sum(-(-share // batch) for share in _shares(config, counts))
     sample = min(steps, SAMPLE_STEPS)
     started = time.perf_counter()
     data = bot_decisions(
@@ -209,7 +259,7 @@ def estimate_seconds(
     started = time.perf_counter()
     imitate(
         copy.deepcopy(actor), copy.deepcopy(critic), data, 1, config.minibatch_size,
-        config.learning_rate, torch.Generator().manual_seed(0), device,
+        config.learning_rate, torch.Generator().manual_seed(0), device, fit_actor=fit_actor,
     )  # fmt: skip
     fitting = (time.perf_counter() - started) / sample * steps * config.warm_start_epochs
     return collecting + fitting

@@ -326,9 +326,8 @@ class _Loop:
                     for tensor, shared in zip(self.tensors, self.weights[index % 2], strict=True):
                         tensor.copy_(shared)
                 update = index - 2
-                league = trainer.league
-                if update > 0 and update % every == 0 and update not in league.snapshot_updates:
-                    league.add_snapshot(update)
+                if update > 0 and update % every == 0:
+                    trainer.tables.add_snapshot(update)  # once: a resumed collector may repeat
             self._keep(index)
             buffer = self.buffers[index % 2]
             self.free.discard(index % 2)

@@ -38,15 +38,14 @@ from sto_odno_env.bots.checkpoint import (
     read,
     write_atomic,
 )
-from sto_odno_env.envs.learner import LearnerGames
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.views.observation import obs_size
 from train import deferred_import, run
 from train.config import ConfigError, TrainConfig
 from train.imitation import estimate_seconds, warm_start
-from train.league import League
 from train.masked import entropy, log_probs, make_networks, sample
 from train.selfplay import SelfPlayGames
+from train.tables import Tables, counts_and_sizes
 
 if TYPE_CHECKING:
     import torch
@@ -66,26 +65,17 @@ else:  # loaded on first use, so that a bad command line fails before torch's se
 
 def make_envs(
     config: TrainConfig, rules: Rules, actor: torch.nn.Module, device: torch.device
-) -> tuple[LearnerGames, League, SelfPlayGames | None]:
-    """The league games (one learner seat each; the league, holding the current ``actor``,
-    in the others) and the self-play games (``self_play_games``, or None)."""
-    league = League(
-        config.league, rules, config.players, config.num_envs, actor, config.seed, device
-    )
-    envs = LearnerGames(
-        rules,
-        config.players,
-        config.num_envs,
-        opponents=league,
-        reward=config.reward,
-        illegal_action="raise",  # one illegal move anywhere stops the run
-    )
+) -> tuple[Tables, SelfPlayGames | None]:
+    """The league games (one learner seat each, the league holding the current ``actor``
+    in the others; at each count of ``players_mix``, train/tables.py) and the self-play
+    games (``self_play_games`` at ``players``, or None)."""
+    tables = Tables(config, rules, actor, device)
     self_play = None
     if config.self_play_games:
         self_play = SelfPlayGames(
             rules, config.players, config.self_play_games, config.seed, config.reward
         )
-    return envs, league, self_play
+    return tables, self_play
 
 
 # --- agent -----------------------------------------------------------------------------------
@@ -152,10 +142,8 @@ class PPO:
         )
 
         # env setup
-        self.envs, self.league, self.self_play = make_envs(
-            config, self.rules, self.agent.actor, self.device
-        )
-        self.next_obs = self.envs.reset(seed=config.seed)
+        self.tables, self.self_play = make_envs(config, self.rules, self.agent.actor, self.device)
+        self.next_obs = self.tables.reset(seed=config.seed)
 
         # ALGO Logic: storage setup (on the CPU; an update moves its batch to the device)
         shape = (config.rollout_steps, config.num_envs)
@@ -168,8 +156,8 @@ class PPO:
         self.values = torch.zeros(shape)
         self.next_done = torch.zeros(config.num_envs)
         # the learner's score against each league member (the summary's league scores)
-        self.member_score = np.zeros(len(self.league.members))
-        self.member_games = np.zeros(len(self.league.members))
+        self.member_score = np.zeros(len(self.tables.names))
+        self.member_games = np.zeros(len(self.tables.names))
         # overlapped training (train/overlap.py): the collector process, started at the
         # first update; what a resumed overlapped run hands it
         self.collector: overlap.Collector | None = None
@@ -198,7 +186,7 @@ class PPO:
         stats = self.update(advantages, returns, self_play, global_step)
         update = counters.update + 1
         if update % self.config.league.snapshot_every == 0:
-            self.league.add_snapshot(update)
+            self.tables.add_snapshot(update)
         self.updates = update
         return run.Update(self.batch_size, episodes, stats)
 
@@ -269,7 +257,7 @@ class PPO:
             self.generator.set_state(state["generator"])
         else:  # handed over from a learner on another device
             self.generator.manual_seed(_learner_seed(self.config.seed, state["rollout"]) + 1)
-        self.next_obs = self.envs.observe()
+        self.next_obs = self.tables.observe()
 
     def rollout(self) -> int:
         """``rollout_steps`` learner decisions in every league game into the storage;
@@ -277,7 +265,7 @@ class PPO:
         episodes = 0
         for step in range(self.config.rollout_steps):
             next_obs = torch.from_numpy(self.next_obs)
-            masks = torch.from_numpy(self.envs.masks()) != 0
+            masks = torch.from_numpy(self.tables.masks()) != 0
             self.obs[step] = next_obs
             self.masks[step] = masks
             self.dones[step] = self.next_done
@@ -292,13 +280,15 @@ class PPO:
             self.logprobs[step] = logprob.cpu()
 
             # TRY NOT TO MODIFY: execute the game and log data.
-            opponents = self.league.assign.copy()  # who the ending matches were against
-            result = self.envs.step(action.cpu().numpy())
+            opponents = self.tables.opponents()  # who the ending matches were against
+            result = self.tables.step(action.cpu().numpy())
             done = result["terminated"] | result["truncated"]
             self.rewards[step] = torch.from_numpy(result["reward"])
             self.next_obs = result["observation"]
             self.next_done = torch.from_numpy(done.astype(np.float32))
-            episodes += self._count_results(opponents, done, result["reward"])
+            episodes += self.tables.credit(
+                opponents, done, result["reward"], self.member_score, self.member_games
+            )
         return episodes
 
     def self_play_rollout(self) -> dict[str, torch.Tensor] | None:
@@ -417,32 +407,20 @@ class PPO:
         stats["learning_rate"] = self.optimizer.param_groups[0]["lr"]
         return stats
 
-    def _count_results(self, opponents: np.ndarray, done: np.ndarray, reward: np.ndarray) -> int:
-        """Credit each ended match's score, (reward + 1) / 2, to the members it was
-        against; returns how many ended."""
-        games = np.flatnonzero(done)
-        if games.size:
-            score = (reward[games] + 1.0) / 2.0
-            for column in range(opponents.shape[1]):
-                members = opponents[games, column]
-                np.add.at(self.member_score, members, score)
-                np.add.at(self.member_games, members, 1)
-        return int(games.size)
-
     # --- the warm start (train/imitation.py) --------------------------------------------------
 
     def warm_start(self, console: run.Console) -> dict[str, float]:
-        """Imitate the ``warm_start`` bot before the first update."""
+        """Imitate the ``warm_start`` bot (or start from its policy) before the first update."""
         config = self.config
         return warm_start(
-            config, self.rules, config.players, self.agent.actor, self.agent.critic,
+            config, self.rules, counts_and_sizes(config), self.agent.actor, self.agent.critic,
             self.generator, self.device, console,
         )  # fmt: skip
 
     def warm_start_seconds(self) -> float:
         config = self.config
         return estimate_seconds(
-            config, self.rules, config.players, self.agent.actor, self.agent.critic,
+            config, self.rules, counts_and_sizes(config), self.agent.actor, self.agent.critic,
             self.device,
         )  # fmt: skip
 
@@ -453,7 +431,7 @@ class PPO:
         entries plus ``"training"``, without the counters (the harness adds them)."""
         config = self.config
         data = policy_record(
-            self.agent.actor, list(config.hidden), self.rules.to_dict(), [config.players]
+            self.agent.actor, list(config.hidden), self.rules.to_dict(), self.tables.counts
         )
         training = data["training"] = {
             "config": json.dumps(config.to_dict()),
@@ -483,17 +461,17 @@ class PPO:
 
     def _play_state(self) -> dict[str, Any]:
         """The games, the league, the self-play games and the league scores (copies)."""
+        leagues, games = self.tables.get_state()
         return {
-            "league": self.league.get_state(),
-            "games": {name: _bytes_tensor(a) for name, a in self.envs.get_state().items()},
+            "league": leagues,
+            "games": _map_arrays(games, _bytes_tensor),
             "self_play": self._self_play_state(),
             "member_score": torch.from_numpy(self.member_score.copy()),
             "member_games": torch.from_numpy(self.member_games.copy()),
         }
 
     def _load_play_state(self, training: dict[str, Any]) -> None:
-        self.league.set_state(training["league"])
-        self.envs.set_state({name: _array(value) for name, value in training["games"].items()})
+        self.tables.set_state(training["league"], _map_arrays(training["games"], _array))
         if self.self_play is not None:
             play = training["self_play"]
             arrays = {k: _array(v) for k, v in play["arrays"].items()}
@@ -534,7 +512,7 @@ class PPO:
         training = captured["training"]
         score, games = training["member_score"].numpy(), training["member_games"].numpy()
         return {
-            name: float(score[i] / games[i]) for i, name in enumerate(self.league.names) if games[i]
+            name: float(score[i] / games[i]) for i, name in enumerate(self.tables.names) if games[i]
         }
 
     def describe(self) -> str:
@@ -590,7 +568,7 @@ class PPO:
             raise CheckpointError(
                 f"checkpoint {str(path)!r} does not fit this run: {error}"
             ) from None
-        self.next_obs = self.envs.observe()
+        self.next_obs = self.tables.observe()
 
 
 def _copy(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -601,6 +579,13 @@ def _learner_seed(seed: int, update: int) -> int:
     """The seed of an overlapped run's update generator (minibatch order) from ``update``
     on: a stream apart from the collector's sampling."""
     return seed * 7919 + 7_368_787 + 1_000_003 * update
+
+
+def _map_arrays(games: Any, convert: Any) -> Any:
+    """``convert`` applied to each array of one count's games (a dict) or several's (a list)."""
+    if isinstance(games, list):
+        return [_map_arrays(group, convert) for group in games]
+    return {name: convert(value) for name, value in games.items()}
 
 
 def _bytes_tensor(array: np.ndarray) -> dict[str, Any]:

@@ -454,8 +454,8 @@ class RLlibTrainer:
         actor, critic = self._warm_start_networks()
         generator = torch.Generator().manual_seed(self.config.seed)
         stats = warm_start(
-            self.config, self.rules, self.players, actor, critic, generator,
-            torch.device("cpu"), console,
+            self.config, self.rules, [(self.players, self.config.num_envs)], actor, critic,
+            generator, torch.device("cpu"), console,
         )  # fmt: skip
         self.set_module_state(actor, critic)
         self.push_league()
@@ -466,7 +466,12 @@ class RLlibTrainer:
 
         actor, critic = self._warm_start_networks()
         return estimate_seconds(
-            self.config, self.rules, self.players, actor, critic, torch.device("cpu")
+            self.config,
+            self.rules,
+            [(self.players, self.config.num_envs)],
+            actor,
+            critic,
+            torch.device("cpu"),
         )
 
     def _warm_start_networks(self) -> tuple[torch.nn.Module, torch.nn.Module]:
@@ -673,7 +678,14 @@ SPEC = run.Spec(
     ),
     # train/ppo.py's alone; the runners' env trains the league games only, and the learner
     # device is --gpus's
-    unsupported={"self_play_games": 0, "anneal_lr": False, "target_kl": 0.0, "device": "cpu"},
+    unsupported={
+        "self_play_games": 0,
+        "anneal_lr": False,
+        "target_kl": 0.0,
+        "device": "cpu",
+        "players_mix": (),
+        "players_weights": (),
+    },
     ignored=("overlap",),  # the env runners are its way of collecting beside the learner
     add_arguments=_add_arguments,
 )

@@ -437,7 +437,8 @@ def parse(spec: Spec, argv: list[str] | None) -> Settings:
         _check_resumable(saved, config, given, rules)
     from sto_odno_env.bots.registry import load as load_agent
 
-    load_agent(config.eval_opponent, rules, config.players)  # a bad name fails now
+    for players in eval_counts(config):
+        load_agent(config.eval_opponent, rules, players)  # a bad name fails now
     out = Path(config.out)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"out={str(out)!r} is a file; allowed: a directory path")
@@ -514,7 +515,8 @@ def _rules(config: TrainConfig) -> Any:
     from sto_odno_env.game.rules import load_rules
 
     rules = load_rules(config.rules)
-    rules.check_players(config.players)
+    for players in {config.players, *config.players_mix}:
+        rules.check_players(players)
     return rules
 
 
@@ -772,40 +774,48 @@ class Session:
         began = time.monotonic()
         from sto_odno_env.bots.registry import load as load_agent
 
-        opponent = load_agent(
-            config.eval_opponent, self.settings.rules, config.players, seed=config.seed
-        )
-        with self.console.bar(label, _matches(config), "matches") as progress:
-            result = evaluate(
-                self.trainer.policy_agent(self.captured),
-                opponent,
-                config.eval_opponent,
-                self.settings.rules,
-                config.players,
-                config.eval_matches,
-                seed=config.seed + EVALUATION_SEED_OFFSET,
-                progress=progress.advance,
-            )
+        counts = eval_counts(config)
+        results = []
+        with self.console.bar(label, sum(map(_matches(config), counts)), "matches") as progress:
+            for players in counts:
+                opponent = load_agent(
+                    config.eval_opponent, self.settings.rules, players, seed=config.seed
+                )
+                results.append(
+                    evaluate(
+                        self.trainer.policy_agent(self.captured),
+                        opponent,
+                        config.eval_opponent,
+                        self.settings.rules,
+                        players,
+                        config.eval_matches,
+                        seed=config.seed + EVALUATION_SEED_OFFSET,
+                        progress=progress.advance,
+                    )
+                )
         self.eval_seconds = time.monotonic() - began
         self.last_eval = time.monotonic()
-        row = result.row(counters.update, counters.global_step, counters.elapsed / 60)
+        minutes = counters.elapsed / 60
+        rows = [result.row(counters.update, counters.global_step, minutes) for result in results]
+        score = _score(rows)
         self.out.mkdir(parents=True, exist_ok=True)
         self.wrote_outputs = True
         with self.signals.hold():
-            counters.evaluations.append(row)
-            if result.rate > counters.best_rate:
-                counters.best_rate = result.rate
+            counters.evaluations.extend(rows)
+            if score > counters.best_rate:
+                counters.best_rate = score
                 self.trainer.write_policy(self.captured, self.out / self._best_name())
             write_evaluations(self.out / "evaluations.csv", counters.evaluations)
         writer = self._writer()
-        if writer is not None:
-            writer.add_scalar(f"eval/{result.opponent}", result.rate, counters.global_step)
-            writer.add_scalar(f"eval/{result.opponent}_low", result.low, counters.global_step)
-        self.console.say(
-            f"{label} at update {counters.update:,} ({counters.global_step:,} decisions, "
-            f"{counters.elapsed / 60:.1f} training min): {result.describe()} "
-            f"({_duration(self.eval_seconds)})"
-        )
+        for result in results:
+            if writer is not None:
+                writer.add_scalar(f"eval/{result.opponent}", result.rate, counters.global_step)
+                writer.add_scalar(f"eval/{result.opponent}_low", result.low, counters.global_step)
+            self.console.say(
+                f"{label} at update {counters.update:,} ({counters.global_step:,} decisions, "
+                f"{counters.elapsed / 60:.1f} training min): {result.describe()} "
+                f"({_duration(self.eval_seconds)})"
+            )
         if bar is not None:
             self.phase = "update"
 
@@ -912,7 +922,7 @@ class Session:
         scores = self.trainer.scores(self.captured) if self.trainer and self.captured else {}
         wall = time.monotonic() - self.started
         rate = self.session_decisions / self.session_update_seconds if self.session_updates else 0
-        latest = counters.evaluations[-1] if counters.evaluations else None
+        latest = _latest(counters.evaluations)
         best = _best(counters.evaluations)
         if self.saved_files and self.saved_update == counters.update:
             names = " and ".join(str(path) for path in self.saved_files)
@@ -936,11 +946,14 @@ class Session:
         status = stopped or f"finished: {self.stop_reason}"
         rows = [("saved", saved)]
         if best is not None and self.trainer is not None:
-            text = f"update {best['update']:,}: {_evaluation_text(best)}"
+            text = f"update {best[0]['update']:,}: {_evaluation_text(best)}"
             rows.append((self._best_name(), text))
         if latest is not None:
             rows.append(
-                ("latest evaluation", f"update {latest['update']:,}: {_evaluation_text(latest)}")
+                (
+                    "latest evaluation",
+                    f"update {latest[0]['update']:,}: {_evaluation_text(latest)}",
+                )
             )
         if not (counters.update or counters.elapsed or counters.evaluations):
             # nothing ran yet: no figures to report
@@ -987,8 +1000,8 @@ class Session:
             "decisions_per_second": round(rate),
             "decisions_per_second_counts": "learner decisions per second of update time "
             "(collection and learning), this command",
-            "latest_evaluation": latest,
-            "best_evaluation": best,
+            "latest_evaluation": _one_or_list(latest),
+            "best_evaluation": _one_or_list(best),
             "league_scores": {name: round(value, 4) for name, value in scores.items()},
             "config": config.to_dict(),
             "out": str(self.out),
@@ -1002,24 +1015,61 @@ class BudgetError(ConfigError):
     """The minutes budget cannot hold what the run must do first."""
 
 
-def _best(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _by_update(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The evaluations' rows, one list per evaluation (one row per player count)."""
+    groups: list[list[dict[str, Any]]] = []
+    for row in rows:
+        if groups and groups[-1][0]["update"] == row["update"]:
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    return groups
+
+
+def _score(group: list[dict[str, Any]]) -> float:
+    """What picks best.pt: one count's rate, or several counts' mean rate above par."""
+    if len(group) == 1:
+        return group[0]["rate"]
+    return sum(row["rate"] - 1.0 / row["players"] for row in group) / len(group)
+
+
+def _latest(rows: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    groups = _by_update(rows)
+    return groups[-1] if groups else None
+
+
+def _best(rows: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     best = None
-    for row in rows:  # the first of equal rates: that is when best.pt was written
-        if best is None or row["rate"] > best["rate"]:
-            best = row
+    for group in _by_update(rows):  # the first of equal scores: when best.pt was written
+        if best is None or _score(group) > _score(best):
+            best = group
     return best
 
 
-def _evaluation_text(row: dict[str, Any]) -> str:
-    return (
+def _one_or_list(group: list[dict[str, Any]] | None) -> Any:
+    return group[0] if group and len(group) == 1 else group
+
+
+def _evaluation_text(group: list[dict[str, Any]]) -> str:
+    return "; ".join(
         f"{row['rate']:.3f} [{row['low']:.3f}, {row['high']:.3f}] vs {row['opponent']} over "
         f"{row['matches']:,} matches"
+        for row in group
     )
 
 
-def _matches(config: TrainConfig) -> int:
-    deals = max(1, config.eval_matches // config.players)
-    return deals * config.players
+def eval_counts(config: TrainConfig) -> list[int]:
+    """The player counts an evaluation plays: each of ``players_mix``, or ``players``."""
+    return list(config.players_mix) or [config.players]
+
+
+def _matches(config: TrainConfig) -> Callable[[int], int]:
+    """The matches an evaluation plays at a count: whole duplicate deals."""
+
+    def matches(players: int) -> int:
+        return max(1, config.eval_matches // players) * players
+
+    return matches
 
 
 def _rate(value: float) -> str:
@@ -1043,7 +1093,8 @@ def write_text(path: Path, text: str) -> None:
 def write_evaluations(path: Path, rows: list[dict[str, Any]]) -> None:
     """``evaluations.csv``, written whole."""
     handle = io.StringIO()
-    writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+    # rows resumed from before a column existed lack it
+    writer = csv.DictWriter(handle, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
     writer.writeheader()
     writer.writerows(rows)
     write_text(path, handle.getvalue())

@@ -149,7 +149,12 @@ SPEC = run.Spec(
     read_checkpoint=_no_resume,
     outputs="model.zip, best.zip, evaluations.csv, summary.json, tb/",
     flags=(run.Flag("--opponents", str, "expert", "the agent in every opponent seat"),),
-    unsupported={"self_play_games": 0, "anneal_lr": False},
+    unsupported={
+        "self_play_games": 0,
+        "anneal_lr": False,
+        "players_mix": (),
+        "players_weights": (),
+    },
     ignored=("warm_start", "league", "overlap"),
 )
 
