@@ -406,3 +406,15 @@ def test_without_ready_share_nothing_changes_in_the_infos():
     assert env.games.config.ready_share is None
     result = env.games.step(choose_all(np.zeros((8, 1)), env.games.masks(), range(8)))
     assert result["ready"].all()
+
+
+def test_the_sb3_vec_env_refuses_ready_share():
+    """SB3 keeps one transition per env per step: a game that sits a step out has none."""
+    from tests.helpers import need
+
+    need("stable_baselines3")
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
+
+    with pytest.raises(ValueError, match=r"ready_share=0\.7 is not allowed in StoOdnoVecEnv"):
+        StoOdnoVecEnv(4, ready_share=0.7)
+    assert StoOdnoVecEnv(4).num_envs == 4

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from train import config as settings_module
-from train.config import FIELDS, ConfigError, TrainConfig
+from train.config import BOTS, FIELDS, ConfigError, TrainConfig
 
 EXIT_STOPPED = 130  # the shell's code for Ctrl-C; SIGTERM gets it too (a stop, not a failure)
 EVALUATION_SEED_OFFSET = 100_003  # the evaluation deals: another stream than the games'
@@ -669,7 +669,11 @@ class Session:
             f"{config.warm_start_decisions:,} {config.warm_start} decisions, then "
             f"{config.warm_start_epochs} fitting epochs"
         )
-        self.console.say(f"warm start: imitate {what}: about {_duration(estimate)} here")
+        # a policy's weights are taken as they are: only the critic learns its decisions
+        verb = (
+            "imitate" if config.warm_start in BOTS else "the actor is the policy; the critic learns"
+        )
+        self.console.say(f"warm start: {verb} {what}: about {_duration(estimate)} here")
         if estimate + self._end_reserve() > self.left():
             self.stop_reason = "budget too short for the warm start"
             raise BudgetError(

@@ -42,6 +42,13 @@ class StoOdnoVecEnv(VecEnv):
     ):
         num_envs = check_num_envs(num_envs)
         config = table_config(config, rules=rules, players=players, **settings)
+        if config.ready_share is not None:
+            # SB3 stores one transition per env per step: a game left out of a step has none
+            raise ValueError(
+                f"ready_share={config.ready_share!r} is not allowed in StoOdnoVecEnv: SB3 "
+                "expects every env to step each time; allowed: None (use StoOdnoVectorEnv "
+                "for ready_share)"
+            )
         self.games = learner_games(config, batch=num_envs, seed=seed)
         super().__init__(
             num_envs,
