@@ -1,0 +1,488 @@
+"""The standing strength table of every shipped policy: measure it, store it, render it.
+
+    python scripts/strength.py measure [--policies a,b] [--players 2,4] [--against expert,random]
+        [--matches 10000] [--seed 0] [--json PATH]
+    python scripts/strength.py render [--check] [--json PATH] [--readme PATH] [--training PATH]
+
+``measure`` plays, for each shipped policy (:func:`sto_odno_env.bots.registry.shipped_policies`,
+all by default), each player count its policy file claims (or the ``--players`` subset) and
+each bot of ``--against``, one seat of the policy against ``P - 1`` copies of the bot on
+duplicate deals, with the rules preset the policy was trained for. It runs
+:func:`agents.evaluate.evaluate` with exactly the settings of the row's ``command``, so
+running that command (``python -m agents.evaluate --agents POLICY --against BOT --players P
+--matches N --seed S``, plus ``--rules PRESET`` off the classic rules) prints the same
+figures. ``--matches`` is rounded down to a multiple of ``P`` (each deal is played in all
+``P`` seat rotations: 9,999 at 3 players, 9,996 at 6), and the row records the count played.
+
+A row: policy, rules preset, players, against, matches, seed, rate (2 players: win rate with
+ties ½; more: first-place share) with its Wilson 95% interval, par (½ or ``1/P``), mean
+match reward with its 95% interval, seconds, command. Rows are merged into
+``docs/strength/strength.json`` by (policy, players, against): a re-measured row replaces
+the old one, the others stay. The file is rewritten after each row (a temporary file
+renamed into place), so Ctrl-C or SIGTERM keeps the rows finished so far, never half a file,
+and exits 130 without a traceback.
+
+``render`` writes the table between ``<!-- begin generated: strength -->`` and
+``<!-- end generated: strength -->`` in README.md and docs/training.md; ``--check`` writes
+nothing and exits 1 when either block differs from the JSON.
+
+Rows measured before this script (the figures published in the README) have
+``seconds: null`` and a ``note``; their commands are the ones they were measured with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+REPO = Path(__file__).resolve().parent.parent
+STRENGTH_JSON = REPO / "docs" / "strength" / "strength.json"
+README = REPO / "README.md"
+TRAINING_DOC = REPO / "docs" / "training.md"
+FORMAT = "sto-odno-strength"
+VERSION = 1
+DEFAULT_RULES = "classic"  # agents.evaluate's --rules default: left out of the commands
+DEFAULT_AGAINST = "expert,random"
+EXIT_USAGE = 2
+EXIT_STOPPED = 130
+BEGIN = "<!-- begin generated: strength -->"
+END = "<!-- end generated: strength -->"
+BLOCK = re.compile(rf"({re.escape(BEGIN)}\n)(?P<body>.*?)({re.escape(END)})", re.DOTALL)
+KEY = ("policy", "players", "against")
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+class StrengthError(ValueError):
+    """Settings or files that the strength table cannot be measured or rendered from."""
+
+
+# --- what a policy claims ----------------------------------------------------------------
+
+
+def claims(name: str, path: Path) -> tuple[str, list[int]]:
+    """The rules preset and the player counts that the policy file at ``path`` claims."""
+    from sto_odno_env.bots.checkpoint import CheckpointError, check_fits, read
+    from sto_odno_env.game.rules import RulesError, load_rules
+
+    try:
+        data = read(path)
+        rules = data.get("rules") or {}
+        players = data.get("players")
+        if not isinstance(rules, dict) or not rules.get("name") or not players:
+            raise StrengthError(
+                f"policy {name!r} ({path}) does not say its rules preset and player counts "
+                "(a version 1 policy file); ship it again with train/ship.py"
+            )
+        # The command names the preset: the policy must have been trained for it as it is.
+        check_fits(data, path, load_rules(rules["name"]), None)
+    except (CheckpointError, RulesError) as error:
+        raise StrengthError(f"policy {name!r}: {error}") from None
+    return str(rules["name"]), sorted(int(count) for count in players)
+
+
+def command(policy: str, rules: str, players: int, against: str, matches: int, seed: int) -> str:
+    """The ``agents.evaluate`` command line that measures one row."""
+    parts = ["python", "-m", "agents.evaluate", "--agents", policy, "--against", against]
+    if rules != DEFAULT_RULES:
+        parts += ["--rules", rules]
+    parts += ["--players", str(players), "--matches", str(matches), "--seed", str(seed)]
+    return shlex.join(parts)
+
+
+# --- measuring ---------------------------------------------------------------------------
+
+
+def _names(text: str) -> list[str]:
+    return list(dict.fromkeys(item.strip() for item in text.split(",") if item.strip()))
+
+
+def plan(
+    policies: str | None, players: str | None, against: str, matches: int
+) -> list[tuple[str, str, int, str, int]]:
+    """The rows to measure: (policy, rules, players, against, matches), every setting
+    checked before anything is played; a :class:`StrengthError` names what is allowed."""
+    from sto_odno_env.bots.registry import BOTS, shipped_policies
+
+    shipped = shipped_policies()
+    names = _names(policies) if policies is not None else list(shipped)
+    if not names:
+        raise StrengthError(f"--policies is empty; allowed: {', '.join(shipped)}")
+    unknown = [name for name in names if name not in shipped]
+    if unknown:
+        raise StrengthError(
+            f"unknown policy {', '.join(map(repr, unknown))}; allowed (the shipped "
+            f"policies): {', '.join(shipped)}"
+        )
+    bots = _names(against)
+    if not bots:
+        raise StrengthError(f"--against is empty; allowed: {', '.join(BOTS)}")
+    strange = [bot for bot in bots if bot not in BOTS]
+    if strange:
+        raise StrengthError(
+            f"unknown bot {', '.join(map(repr, strange))} in --against; allowed: {', '.join(BOTS)}"
+        )
+    counts = None
+    if players is not None:
+        counts = []
+        for item in _names(players):
+            if not item.isdigit():
+                raise StrengthError(
+                    f"--players {players!r}: {item!r} is not a player count; allowed: "
+                    "comma-separated integers, e.g. 2,4"
+                )
+            counts.append(int(item))
+        if not counts:
+            raise StrengthError("--players is empty; allowed: comma-separated integers, e.g. 2,4")
+    rows = []
+    for name in names:
+        rules, claimed = claims(name, shipped[name])
+        chosen = claimed if counts is None else counts
+        refused = [count for count in chosen if count not in claimed]
+        if refused:
+            raise StrengthError(
+                f"policy {name!r} does not claim {'/'.join(map(str, refused))} players; "
+                f"allowed for it: {', '.join(map(str, claimed))}"
+            )
+        for count in chosen:
+            played = matches // count * count
+            if played < count:
+                raise StrengthError(
+                    f"--matches {matches} is fewer than one deal at {count} players (each "
+                    f"deal is played in all {count} seat rotations); allowed: at least {count}"
+                )
+            rows.extend((name, rules, count, bot, played) for bot in bots)
+    return rows
+
+
+def measure_row(
+    policy: str,
+    rules: str,
+    players: int,
+    against: str,
+    matches: int,
+    seed: int,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """One row, measured by :func:`agents.evaluate.evaluate` with the settings of its
+    command (the same call ``python -m agents.evaluate`` makes)."""
+    from agents.evaluate import evaluate
+
+    start = time.perf_counter()
+    report = evaluate([policy], rules, players, matches, seed, progress=progress, against=against)
+    seconds = time.perf_counter() - start
+    mine = next(row for row in report["agents"] if row["agent"] == policy)
+    if players == 2:  # the win rate, ties counted ½ (first place leaves ties out)
+        duel = report["head_to_head"][0]
+        rate, low, high = duel["win_rate"], duel["ci_low"], duel["ci_high"]
+    else:
+        rate, low, high = mine["first_rate"], mine["first_ci_low"], mine["first_ci_high"]
+    return {
+        "policy": policy,
+        "rules": report["rules"],
+        "players": players,
+        "against": against,
+        "matches": report["matches"],
+        "seed": seed,
+        "rate": rate,
+        "ci_low": low,
+        "ci_high": high,
+        "par": 1 / players,
+        "mean_reward": mine["mean_reward"],
+        "reward_ci_low": mine["reward_ci_low"],
+        "reward_ci_high": mine["reward_ci_high"],
+        "seconds": round(seconds, 1),
+        "command": command(policy, rules, players, against, matches, seed),
+    }
+
+
+# --- the JSON file -----------------------------------------------------------------------
+
+
+def sort_key(row: dict[str, Any]) -> tuple:
+    """By policy, then players, then bot."""
+    return (row["policy"], row["players"], row["against"])
+
+
+def read_table(path: Path) -> list[dict[str, Any]]:
+    """The rows of a strength file (none when it does not exist)."""
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise StrengthError(f"cannot read {str(path)!r}: {error}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise StrengthError(f"{str(path)!r} is not a strength file (format {FORMAT!r})")
+    rows = data.get("rows")
+    if not isinstance(rows, list) or not all(
+        isinstance(row, dict) and all(key in row for key in KEY) for row in rows
+    ):
+        raise StrengthError(f"{str(path)!r}: rows must be a list of objects with {KEY}")
+    return rows
+
+
+def merge(rows: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with each of ``new`` replacing the row of its (policy, players, against)."""
+    merged = {tuple(row[key] for key in KEY): row for row in rows}
+    merged.update({tuple(row[key] for key in KEY): row for row in new})
+    return sorted(merged.values(), key=sort_key)
+
+
+def write_table(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Write the strength file atomically (a temporary file beside it, renamed)."""
+    from sto_odno_env.game.cli import atomic_open
+
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "about": "one seat of each shipped policy against P-1 copies of a bot on duplicate "
+        "deals (agents.evaluate --against); rate: win rate with ties 1/2 at 2 players, "
+        "first-place share at more; written by scripts/strength.py measure",
+        "rows": sorted(rows, key=sort_key),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+# --- rendering ---------------------------------------------------------------------------
+
+
+def against_words(bot: str, players: int) -> str:
+    """``expert`` at 2 players, ``three experts`` at 4, ``five searches`` at 6."""
+    others = players - 1
+    if others == 1:
+        return bot
+    plural = bot + ("es" if bot.endswith(("s", "sh", "ch", "x")) else "s")
+    return f"{NUMBERS.get(others, str(others))} {plural}"
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _signed(value: float) -> str:
+    text = f"{value:+.3f}"
+    return ("+0.000" if text == "-0.000" else text).replace("-", "−")
+
+
+def _reward(row: dict[str, Any]) -> str:
+    mean, low, high = (row.get(k) for k in ("mean_reward", "reward_ci_low", "reward_ci_high"))
+    if mean is None:
+        return "—"
+    if low is None or high is None:
+        return _signed(mean)
+    return f"{_signed(mean)} [{_signed(low)}, {_signed(high)}]"
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    """The strength table, one line per row, sorted by policy, players, bot."""
+    lines = [
+        "| policy | rules | players | against | first place (2p: win rate) | 95% Wilson CI "
+        "| par | mean match reward [95% CI] | matches | reproduce |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in sorted(rows, key=sort_key):
+        ci = "—" if row.get("ci_low") is None else f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+        lines.append(
+            f"| `{row['policy']}` | {row['rules']} | {row['players']} | "
+            f"{against_words(row['against'], row['players'])} | {_rate(row.get('rate'))} | "
+            f"{ci} | {1 / row['players']:.3f} | {_reward(row)} | {row['matches']:,} | "
+            f"`{row['command']}` |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def render(text: str, rows: list[dict[str, Any]], doc: Path, table: Path) -> str:
+    """``text`` (the file ``doc``) with its generated strength block rewritten from
+    ``rows`` (read from ``table``, which the block links to)."""
+    if not BLOCK.search(text):
+        raise StrengthError(f"{doc} has no {BEGIN} ... {END} block")
+    link = Path(os.path.relpath(table.resolve(), doc.resolve().parent)).as_posix()
+    body = (
+        markdown_table(rows)
+        + f"\nFrom [{table.name}]({link}): `python scripts/strength.py measure` "
+        "measures rows, `python scripts/strength.py render` writes this table.\n"
+    )
+    return BLOCK.sub(lambda m: m.group(1) + body + m.group(3), text)
+
+
+# --- the command line --------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt here, as Ctrl-C does."""
+
+    def handle(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handle)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from sto_odno_env.game import cli
+
+    parser = cli.ArgumentParser(
+        prog="python scripts/strength.py",
+        description="The standing strength table of every shipped policy: measure rows "
+        "into docs/strength/strength.json, render it into README.md and docs/training.md.",
+        formatter_class=cli.HelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="action", required=True, metavar="{measure,render}")
+    measure = commands.add_parser(
+        "measure",
+        help="measure rows and merge them into the JSON",
+        description="One seat of each policy against P-1 copies of each bot, duplicate "
+        "deals (agents.evaluate --against), at each count the policy claims.",
+        formatter_class=cli.HelpFormatter,
+    )
+    measure.add_argument(
+        "--policies", default=None, help="comma-separated shipped policies (default: all)"
+    )
+    measure.add_argument(
+        "--players",
+        default=None,
+        help="comma-separated counts, each claimed by every policy (default: each "
+        "policy's own counts)",
+    )
+    measure.add_argument(
+        "--against", default=DEFAULT_AGAINST, help="comma-separated bots for the other seats"
+    )
+    measure.add_argument(
+        "--matches",
+        type=cli.match_count,
+        default=10_000,
+        help="matches per row, rounded down to a multiple of the players",
+    )
+    measure.add_argument(
+        "--seed", type=cli.natural_int, default=0, help="seed of the deals and the bots"
+    )
+    render_ = commands.add_parser(
+        "render",
+        help="write the table into README.md and docs/training.md",
+        description=f"Rewrite the {BEGIN} blocks from the JSON.",
+        formatter_class=cli.HelpFormatter,
+    )
+    render_.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if a block differs"
+    )
+    render_.add_argument("--readme", type=Path, default=README, help="the README to render into")
+    render_.add_argument(
+        "--training", type=Path, default=TRAINING_DOC, help="the training doc to render into"
+    )
+    for sub in (measure, render_):
+        sub.add_argument("--json", type=Path, default=STRENGTH_JSON, help="the strength file")
+    return parser
+
+
+def _measure(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from sto_odno_env.game import cli
+
+    try:
+        rows = plan(args.policies, args.players, args.against, args.matches)
+        stored = read_table(args.json)
+    except StrengthError as error:
+        parser.error(str(error))
+    problem = cli.output_problem(args.json.parent, directory=True) or (
+        cli.output_problem(args.json) if args.json.parent.is_dir() else None
+    )
+    if problem:
+        parser.error(f"--json: {problem}")
+    progress = sys.stderr.isatty()
+    done = 0
+    try:
+        with _sigterm_as_interrupt():
+            for policy, rules, players, bot, matches in rows:
+                print(
+                    f"[{done + 1}/{len(rows)}] {policy} ({rules}) at {players} players vs "
+                    f"{against_words(bot, players)}: {matches:,} matches",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                row = measure_row(policy, rules, players, bot, matches, args.seed, progress)
+                stored = merge(stored, [row])
+                write_table(args.json, stored)
+                done += 1
+                print(
+                    f"  {_rate(row['rate'])} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] "
+                    f"(par {row['par']:.3f}), mean reward {_reward(row)}, "
+                    f"{row['seconds']:.1f} s",
+                    flush=True,
+                )
+    except KeyboardInterrupt:
+        print(
+            f"\nstopped: {done} of {len(rows)} rows measured and kept in {args.json}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return EXIT_STOPPED
+    except (ValueError, OSError) as error:  # AgentError, RulesError, EvaluationError
+        parser.error(str(error))
+    print(f"wrote {len(rows)} rows to {args.json}; render: python scripts/strength.py render")
+    return 0
+
+
+def _render(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    try:
+        rows = read_table(args.json)
+        if not rows:
+            raise StrengthError(f"{args.json} has no rows; measure some first")
+        docs = {doc: doc.read_text(encoding="utf-8") for doc in (args.readme, args.training)}
+        rendered = {doc: render(text, rows, doc, args.json) for doc, text in docs.items()}
+    except (StrengthError, OSError) as error:
+        parser.error(str(error))
+    stale = [doc for doc in docs if rendered[doc] != docs[doc]]
+    if args.check:
+        if stale:
+            print(
+                f"the strength table in {' and '.join(map(str, stale))} differs from "
+                f"{args.json}: run python scripts/strength.py render",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    from sto_odno_env.game.cli import atomic_open
+
+    try:
+        with _sigterm_as_interrupt():
+            for doc in stale:
+                with atomic_open(doc, "w", encoding="utf-8") as handle:
+                    handle.write(rendered[doc])
+    except KeyboardInterrupt:
+        return EXIT_STOPPED
+    print(f"rendered {len(rows)} rows; rewrote {', '.join(map(str, stale)) or 'nothing'}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (``python scripts/strength.py --help``)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    # The subcommand's parser, so that an error names it (one line on stderr, exit 2).
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return (_measure if args.action == "measure" else _render)(args, sub.choices[args.action])
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # before the work began (loading the modules)
+        sys.exit(EXIT_STOPPED)
