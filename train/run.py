@@ -433,6 +433,9 @@ def parse(spec: Spec, argv: list[str] | None) -> Settings:
                 f"allowed here: {_shown(value)}"
             )
     rules = _rules(config)
+    from train.tables import counts_and_sizes
+
+    counts_and_sizes(config)  # a split of num_envs that fails does so now, before torch
     if saved is not None:
         _check_resumable(saved, config, given, rules)
     from sto_odno_env.bots.registry import load as load_agent
@@ -515,8 +518,14 @@ def _rules(config: TrainConfig) -> Any:
     from sto_odno_env.game.rules import load_rules
 
     rules = load_rules(config.rules)
-    for players in {config.players, *config.players_mix}:
-        rules.check_players(players)
+    rules.check_players(config.players)
+    low, high = rules.players
+    refused = [players for players in config.players_mix if not low <= players <= high]
+    if refused:
+        raise ConfigError(
+            f"players_mix={list(config.players_mix)}: rules {rules.name!r} do not allow "
+            f"{refused} players; allowed: counts in {low}..{high}"
+        )
     return rules
 
 

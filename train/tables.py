@@ -31,16 +31,26 @@ GROUP_SEED_STRIDE = 1_000_003  # the games and league of group i > 0 play seed +
 
 def counts_and_sizes(config: TrainConfig) -> list[tuple[int, int]]:
     """(players, games) of each group: ``num_envs`` split by ``players_weights``, the
-    rounding remainder going to the largest weights first."""
+    rounding remainder going to the largest fractional shares first (the earlier count of
+    equal ones); :class:`ConfigError` for weights that do not fit or a count left with no
+    game."""
     counts = list(config.players_mix) or [config.players]
     weights = np.asarray(config.players_weights or [1.0] * len(counts), dtype=np.float64)
+    if config.players_weights and not config.players_mix:
+        raise ConfigError(
+            f"players_weights={list(config.players_weights)} needs players_mix; allowed: "
+            "[] without players_mix"
+        )
     if len(weights) != len(counts):
         raise ConfigError(
             f"players_weights has {len(weights)} weights for the {len(counts)} counts of "
             f"players_mix {list(counts)}; allowed: one weight per count, or [] (equal)"
         )
     if weights.sum() <= 0:
-        raise ConfigError(f"players_weights={list(weights)} is not allowed: some weight > 0")
+        raise ConfigError(
+            f"players_weights={list(config.players_weights)} is not allowed; allowed: "
+            "weights >= 0 with at least one > 0"
+        )
     exact = config.num_envs * weights / weights.sum()
     sizes = np.floor(exact).astype(int)
     for index in np.argsort(-(exact - sizes), kind="stable")[: config.num_envs - sizes.sum()]:
