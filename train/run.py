@@ -429,7 +429,7 @@ def parse(spec: Spec, argv: list[str] | None) -> Settings:
     for name, value in spec.unsupported.items():
         if config.flat()[name] != value:
             raise ConfigError(
-                f"{name}={config.flat()[name]!r} is not implemented by {spec.prog}; "
+                f"{name}={_shown(config.flat()[name])} is not implemented by {spec.prog}; "
                 f"allowed here: {_shown(value)}"
             )
     rules = _rules(config)
