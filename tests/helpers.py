@@ -78,13 +78,16 @@ def set_bits(bits: int | np.integer) -> list[int]:
     return [i for i in range(value.bit_length()) if value >> i & 1]
 
 
-def play_a_match_in_the_aec_env(agent, rules, players: int, seed: int) -> None:
-    """``agent`` in every seat of one AEC match; an illegal action raises there."""
+def play_a_match_in_the_aec_env(
+    agent, rules, players: int, seed: int, max_steps: int | None = None
+) -> None:
+    """``agent`` in every seat of one AEC match (or its first ``max_steps`` steps: a match
+    at six players runs to thousands); an illegal action raises there."""
     from sto_odno_env import sto_odno_v0
 
     env = sto_odno_v0.env(rules=rules, players=players, illegal_action="raise")
     env.reset(seed=seed)
-    for _ in env.agent_iter():
+    for _ in env.agent_iter(max_iter=max_steps or 2**63):
         observation, _, terminated, truncated, _ = env.last()
         action = None
         if not (terminated or truncated):

@@ -39,10 +39,10 @@ def test_every_shipped_policy_claims_rules_and_counts():
 def test_a_shipped_policy_plays_legal_moves_at_each_count_it_claims(name, players):
     rules, _ = claims(name)
     agent = load(name, rules, players)
-    play_a_match_in_the_aec_env(agent, rules, players, seed=players)
-    vector = StoOdnoVectorEnv(num_envs=32, rules=rules, players=players, opponents=agent)
+    play_a_match_in_the_aec_env(agent, rules, players, seed=players, max_steps=600)
+    vector = StoOdnoVectorEnv(num_envs=16, rules=rules, players=players, opponents=agent)
     observations, infos = vector.reset(seed=players)
-    for _ in range(50):
+    for _ in range(20):
         actions = agent.act(observations, infos["action_mask"])
         observations, _, _, _, infos = vector.step(actions)
 
