@@ -316,3 +316,24 @@ def test_a_run_of_one_count_saves_its_games_as_before_the_mix(tmp_path):
     assert isinstance(summary["latest_evaluation"], dict)  # one count: one row, as before
     resumed, session = tiny_session(tmp_path, STEPS * 2, resume=tmp_path / "checkpoint.pt")
     assert session.counters.update == 2 and resumed.tables.counts == [2]
+
+
+def test_plot_curves_draws_one_curve_per_count_of_a_mixed_run(tmp_path):
+    """A mixed run's evaluations.csv interleaves the counts: each is its own curve."""
+    from train import plot_curves
+
+    run = tmp_path / "run"
+    run.mkdir()
+    header = "update,step,minutes,opponent,matches,rate,low,high,mean_reward,players\n"
+    rows = [
+        "0,0,0.5,expert,20,0.6,0.4,0.8,0.1,2",
+        "0,0,0.5,3xexpert,20,0.3,0.1,0.5,0.0,4",
+        "5,640,1.0,expert,20,0.7,0.5,0.9,0.2,2",
+        "5,640,1.0,3xexpert,20,0.35,0.2,0.6,0.1,4",
+    ]
+    (run / "evaluations.csv").write_text(header + "\n".join(rows) + "\n")
+    curves = plot_curves.read_curves(run)
+    assert sorted(curves) == [2, 4]
+    assert curves[2]["rate"] == [0.6, 0.7] and curves[4]["step"] == [0.0, 640.0]
+    assert plot_curves.main([str(run), "--out", str(tmp_path / "c")]) == 0
+    assert (tmp_path / "c_steps.png").stat().st_size > 0

@@ -1,8 +1,10 @@
-"""Learning curves: ``python train/plot_curves.py RUN_DIR[=LABEL] ... --out PREFIX``.
+"""Learning curves: ``python train/plot_curves.py RUN[=LABEL] ... --out PREFIX``.
 
-Reads each run's ``evaluations.csv`` (written by ``train/ppo.py``) and draws the
-evaluation rate with its Wilson 95% band over learner decisions (``PREFIX_steps.png``) and
-over training minutes (``PREFIX_minutes.png``).
+Reads each run's ``evaluations.csv`` (written by ``train/ppo.py``; RUN is its directory, or
+a shipped policy's ``.json``, which holds the evaluations of the run it came from) and
+draws the evaluation rate with its Wilson 95% band over learner decisions
+(``PREFIX_steps.png``) and over training minutes (``PREFIX_minutes.png``). A run over
+several player counts (``players_mix``) gives one curve per count, with its par.
 """
 
 from __future__ import annotations
@@ -13,15 +15,29 @@ import sys
 from pathlib import Path
 
 
-def read_curve(run: Path) -> dict[str, list[float]]:
-    """The columns of a run's evaluations.csv as floats."""
-    path = run / "evaluations.csv"
-    if not path.is_file():
-        raise SystemExit(f"error: {str(path)!r} does not exist (not a train/ppo.py run?)")
-    with path.open() as handle:
-        rows = list(csv.DictReader(handle))
+def read_curves(run: Path) -> dict[int | None, dict[str, list[float]]]:
+    """The columns of a run's evaluations as floats, by player count (None: one count
+    of a run from before the ``players`` column)."""
+    if run.suffix == ".json":
+        import json
+
+        rows = json.loads(run.read_text())["evaluations"]
+    else:
+        path = run / "evaluations.csv"
+        if not path.is_file():
+            raise SystemExit(f"error: {str(path)!r} does not exist (not a train/ppo.py run?)")
+        with path.open() as handle:
+            rows = list(csv.DictReader(handle))
     columns = ("step", "minutes", "rate", "low", "high")
-    return {name: [float(row[name]) for row in rows] for name in columns}
+    curves: dict[int | None, dict[str, list[float]]] = {}
+    for row in rows:
+        if any(row.get(name) in (None, "") for name in columns):
+            continue  # not an evaluation row of this format
+        players = int(row["players"]) if row.get("players") else None
+        curve = curves.setdefault(players, {name: [] for name in columns})
+        for name in columns:
+            curve[name].append(float(row[name]))
+    return curves
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,24 +60,29 @@ def main(argv: list[str] | None = None) -> int:
     curves = []
     for spec in args.runs:
         directory, _, label = spec.partition("=")
-        curve = read_curve(Path(directory))
-        if args.from_first and curve["minutes"]:
-            curve["minutes"] = [m - curve["minutes"][0] for m in curve["minutes"]]
-        curves.append((label or Path(directory).name, curve))
+        by_count = read_curves(Path(directory))
+        for players, curve in by_count.items():
+            if args.from_first and curve["minutes"]:
+                curve["minutes"] = [m - curve["minutes"][0] for m in curve["minutes"]]
+            name = label or Path(directory).stem
+            if len(by_count) > 1:
+                name = f"{name}, {players} players"
+            curves.append((name, players, curve))
     for axis, scale, label in (("step", 1e6, "learner decisions (millions)"),
                                ("minutes", 1.0, "training minutes (2-core CPU)")):  # fmt: skip
         figure, ax = plt.subplots(figsize=(7, 4))
-        for name, curve in curves:
+        for name, players, curve in curves:
             xs = [x / scale for x in curve[axis]]
-            ax.plot(xs, curve["rate"], marker="o", markersize=3, label=name)
+            line = ax.plot(xs, curve["rate"], marker="o", markersize=3, label=name)[0]
             ax.fill_between(xs, curve["low"], curve["high"], alpha=0.2)
-        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+            par = 1.0 / (players or 2)
+            ax.axhline(par, color=line.get_color(), linewidth=0.8, linestyle=":")
         ax.set_xlabel(label)
-        ax.set_ylabel("win rate (ties ½)")
+        ax.set_ylabel("win rate (ties ½) / first place; dotted: par")
         ax.set_ylim(0, 1)
         ax.set_title(args.title)
         ax.grid(alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize=8, ncol=2, loc="upper right")
         figure.tight_layout()
         path = Path(f"{args.out}_{'steps' if axis == 'step' else 'minutes'}.png")
         path.parent.mkdir(parents=True, exist_ok=True)
