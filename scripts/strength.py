@@ -33,15 +33,12 @@ Rows measured before this script (the figures published in the README) have
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import re
 import shlex
-import signal
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -323,20 +320,6 @@ def render(text: str, rows: list[dict[str, Any]], doc: Path, table: Path) -> str
 # --- the command line --------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM raises KeyboardInterrupt here, as Ctrl-C does."""
-
-    def handle(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handle)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _parser() -> argparse.ArgumentParser:
     from sto_odno_env.game import cli
 
@@ -409,7 +392,7 @@ def _measure(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     progress = sys.stderr.isatty()
     done = 0
     try:
-        with _sigterm_as_interrupt():
+        with cli.sigterm_raises():
             for policy, rules, players, bot, matches in rows:
                 print(
                     f"[{done + 1}/{len(rows)}] {policy} ({rules}) at {players} players vs "
@@ -459,10 +442,10 @@ def _render(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         return 0
-    from sto_odno_env.game.cli import atomic_open
+    from sto_odno_env.game.cli import atomic_open, sigterm_raises
 
     try:
-        with _sigterm_as_interrupt():
+        with sigterm_raises():
             for doc in stale:
                 with atomic_open(doc, "w", encoding="utf-8") as handle:
                     handle.write(rendered[doc])

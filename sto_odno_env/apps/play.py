@@ -22,7 +22,6 @@ import contextlib
 import secrets
 import signal
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -81,24 +80,6 @@ class Quit(Exception):
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM arrived: the program leaves as after Ctrl-C (the record saved), exit 143."""
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt():
-    """While the program runs, SIGTERM raises :class:`Terminated` (in the main thread
-    only, where Python runs signal handlers); the previous handler comes back after."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum, frame):
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def parse_move(text: str, state: engine.State, game: int = 0) -> int:
@@ -482,7 +463,7 @@ def main(
     screen = Screen(stdout, use_rich=use_rich)
     reader = Reader(stdin, screen)
     try:
-        with _sigterm_as_interrupt():
+        with cli.sigterm_raises(Terminated):
             if args.replay:
                 return _run_replay(args, screen, reader)
             return _run_match(args, screen, reader)

@@ -12,8 +12,10 @@ import argparse
 import contextlib
 import functools
 import os
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, NoReturn, ParamSpec
@@ -172,3 +174,22 @@ def _drop_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+@contextlib.contextmanager
+def sigterm_raises(exception: type[BaseException] = KeyboardInterrupt) -> Iterator[None]:
+    """While the block runs, SIGTERM raises ``exception`` (by default KeyboardInterrupt, so
+    that it stops a program as Ctrl-C does), in the main thread only, where Python runs
+    signal handlers; the previous handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise exception
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
