@@ -387,6 +387,14 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
+def _counts(counts: list[int]) -> str:
+    """``2``, ``2-6`` for a run of counts, else ``2, 4``."""
+    counts = sorted(counts)
+    if len(counts) > 2 and counts == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]}-{counts[-1]}"
+    return ", ".join(map(str, counts))
+
+
 def agent_names() -> str:
     """The agents ``--opponents`` takes, from the registry: the bots, then the shipped
     policies with the rules and player count each was trained for."""
@@ -399,7 +407,9 @@ def agent_names() -> str:
         config = path.with_suffix(".yaml")
         try:
             data = yaml.safe_load(config.read_text(encoding="utf-8"))
-            shipped.append(f"{name} ({data['rules']}, {data['players']} players)")
+            counts = data.get("players_mix") or data["players"]
+            counts = counts if isinstance(counts, list) else [counts]
+            shipped.append(f"{name} ({data['rules']}, {_counts(counts)} players)")
         except (OSError, yaml.YAMLError, TypeError, KeyError):
             shipped.append(name)
     bots = ", ".join(name + ("[:samples=N,...]" if name == "rollout" else "") for name in BOTS)
@@ -417,7 +427,7 @@ def _parser() -> argparse.ArgumentParser:
         "  python -m sto_odno_env.play --opponents ppo-classic-2p --record match.jsonl\n"
         "  python -m sto_odno_env.play --players 4 --opponents ppo-classic-4p\n"
         "  python -m sto_odno_env.play --replay match.jsonl",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cli.RawHelpFormatter,
     )
     parser.add_argument(
         "--rules",

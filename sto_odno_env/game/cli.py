@@ -25,7 +25,13 @@ BROKEN_PIPE = 141  # 128 + SIGPIPE: the status a shell shows for a writer whose 
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows each flag's default and keeps the description's own line breaks."""
+    """Shows each flag's default and keeps the description's own line breaks; a name with
+    a hyphen (``ppo-classic-2p``) is never split across lines."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         # A required flag, a switch and an empty list have no default worth printing.
@@ -33,6 +39,12 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
         if action.required or default is None or default is False or default == []:
             return action.help
         return super()._get_help_string(action)
+
+
+class RawHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the description's own line breaks; a name with a hyphen is never split."""
+
+    _split_lines = HelpFormatter._split_lines
 
 
 class ArgumentParser(argparse.ArgumentParser):
