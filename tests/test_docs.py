@@ -50,6 +50,15 @@ NOT_RUN = {
 TRAINS = ("python train/",)
 # A documented command that takes minutes as written -> what is appended to it here.
 CHEAP = {
+    "python train/ppo.py players_mix=[2,3,4,5,6] players_weights=[2,1,2,1,1] "
+    "warm_start=ppo-classic": (
+        "--minutes 2 --total-steps 2048 num_envs=64 rollout_steps=8 warm_start_decisions=4096 "
+        "eval_matches=20 overlap=false"
+    ),
+    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-encyclopedia.yaml": (
+        "--minutes 2 --total-steps 2048 num_envs=64 rollout_steps=8 warm_start_decisions=4096 "
+        "eval_matches=20 overlap=false"
+    ),
     "python train/rllib_ppo.py --env-runners 2 --num-envs 256 --minutes 30 --out runs/rllib": (
         "--total-steps 4096 rollout_steps=8 warm_start=none eval_matches=20"
     ),
@@ -183,8 +192,9 @@ def test_bash_block_runs(code: str, tmp_path: Path) -> None:
 
 
 def scratch(tmp_path: Path) -> Path:
-    """A working directory with the repository's scripts and configs, and no runs/."""
-    for name in ("train", "configs"):
+    """A working directory with the repository's scripts, configs and shipped policies'
+    configs (sto_odno_env/bots/policies/*.yaml), and no runs/."""
+    for name in ("train", "configs", "sto_odno_env"):
         (tmp_path / name).symlink_to(REPO / name)
     return tmp_path
 
