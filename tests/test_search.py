@@ -129,8 +129,18 @@ def test_search_arguments():
     assert (agent.samples, agent.pool, agent.floor) == (3, 2, 0.5)
     assert type(agent.default_policy).__name__ == "ExpertAgent"
     assert type(agent.model).__name__ == "GreedyAgent"
-    # Without a shipped policy for the table, the rollouts are the expert's.
-    assert type(agents.load("search", "ukrainian", 3).default_policy).__name__ == "ExpertAgent"
+    # The rollouts are the table's own shipped policy, the rule set's policy for every
+    # count where none is trained for the count alone, and the expert's where none claims it.
+    from sto_odno_env.bots.registry import search_policy_name
+
+    assert search_policy_name(load_rules("classic"), 2) == "ppo-classic-2p"
+    assert search_policy_name(load_rules("classic"), 3) == "ppo-classic"
+    assert search_policy_name(load_rules("ukrainian"), 3) == "ppo-ukrainian"
+    assert search_policy_name(load_rules("nines"), 5) == "expert"
+    assert search_policy_name(load_rules("classic"), None) == "expert"
+    policy = agents.load("search", "ukrainian", 3).default_policy
+    assert type(policy).__name__ == "TorchPolicyAgent"
+    assert type(agents.load("search", "nines", 5).default_policy).__name__ == "ExpertAgent"
     for name, message in [
         ("search:pool=0", "pool must be >= 1"),
         ("search:floor=0", "floor must be in (0, 1]"),

@@ -46,12 +46,27 @@ def shipped_policies() -> dict[str, Path]:
 SHIPPED = shipped_policies()
 
 
+def shipped_counts(name: str) -> list[int]:
+    """The player counts a shipped policy was trained for, from its config beside it
+    (``players_mix`` when it has one, else ``players``)."""
+    import yaml
+
+    config = yaml.safe_load((POLICY_DIR / f"{name}.yaml").read_text()) or {}
+    counts = config.get("players_mix") or config.get("players") or []
+    return [int(count) for count in (counts if isinstance(counts, list) else [counts])]
+
+
 def search_policy_name(rules: Rules, players: int | None) -> str:
     """The rollout policy of ``search`` by default: the shipped policy trained for
-    ``rules`` at ``players`` (``ppo-classic-2p``, ...), or ``expert`` where none is shipped
-    or the player count is not known."""
-    name = f"ppo-{rules.name}-{players}p"
-    return name if players is not None and name in SHIPPED else "expert"
+    ``rules`` at exactly ``players`` (``ppo-classic-2p``, ...), else the rule set's policy
+    for every count where it claims ``players`` (``ppo-classic``, ``ppo-yard``, ...), else
+    ``expert`` (none shipped, or the player count is not known)."""
+    if players is None:
+        return "expert"
+    for name in (f"ppo-{rules.name}-{players}p", f"ppo-{rules.name}"):
+        if name in SHIPPED and players in shipped_counts(name):
+            return name
+    return "expert"
 
 
 class AgentError(ValueError):
