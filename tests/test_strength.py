@@ -245,9 +245,13 @@ def test_a_stop_keeps_the_file_whole_without_a_traceback(tmp_path: Path, stop: i
     )
     try:
         assert process.stderr is not None
-        first = process.stderr.readline()  # the row's start line: the matches are under way
+        first = process.stderr.readline()  # the row's start line
         assert first.startswith("[1/1] ppo-classic-2p"), first
-        time.sleep(2.0)
+        # Stop once the matches are under way: the agents are loaded (torch imported; a
+        # signal inside a library's import may be swallowed there, on a loaded machine).
+        playing = process.stderr.readline()
+        assert playing.startswith("playing 200000 matches"), playing
+        time.sleep(1.0)
         process.send_signal(stop)
         out, err = process.communicate(timeout=60)
     finally:

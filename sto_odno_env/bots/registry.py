@@ -47,13 +47,11 @@ SHIPPED = shipped_policies()
 
 
 def shipped_counts(name: str) -> list[int]:
-    """The player counts a shipped policy was trained for, from its config beside it
-    (``players_mix`` when it has one, else ``players``)."""
-    import yaml
+    """The player counts a shipped policy was trained for, as its file records them
+    (empty for a file that records none)."""
+    from .checkpoint import read
 
-    config = yaml.safe_load((POLICY_DIR / f"{name}.yaml").read_text()) or {}
-    counts = config.get("players_mix") or config.get("players") or []
-    return [int(count) for count in (counts if isinstance(counts, list) else [counts])]
+    return [int(count) for count in read(SHIPPED[name]).get("players") or []]
 
 
 def search_policy_name(rules: Rules, players: int | None) -> str:
