@@ -247,8 +247,7 @@ def test_a_stop_keeps_the_file_whole_without_a_traceback(tmp_path: Path, stop: i
         assert process.stderr is not None
         first = process.stderr.readline()  # the row's start line
         assert first.startswith("[1/1] ppo-classic-2p"), first
-        # Stop once the matches are under way: the agents are loaded (torch imported; a
-        # signal inside a library's import may be swallowed there, on a loaded machine).
+        # Stop once the matches are under way (the agents are loaded).
         playing = process.stderr.readline()
         assert playing.startswith("playing 200000 matches"), playing
         time.sleep(1.0)
