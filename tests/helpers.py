@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import signal
 import zlib
 from types import ModuleType
 
@@ -93,3 +94,12 @@ def play_a_match_in_the_aec_env(
         if not (terminated or truncated):
             action = agent(observation["observation"], observation["action_mask"])
         env.step(action)
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a child that a test stops with SIGINT. pytest-xdist's workers run
+    with SIGINT ignored (so that only the controller handles a terminal's Ctrl-C), as does a
+    test run started in the background; a child inherits that disposition across exec, and
+    Python then installs no KeyboardInterrupt handler, so the child would sleep through the
+    signal. A user's Ctrl-C reaches a program whose SIGINT is at its default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

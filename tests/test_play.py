@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import default_sigint
 
 from sto_odno_env.apps.play import MoveError, main, parse_move
 from sto_odno_env.game import engine
@@ -348,9 +349,7 @@ def test_a_signal_leaves_cleanly_and_saves_the_record(stop, code, word, tmp_path
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
-        # A test run started in the background inherits SIGINT ignored, and so would the
-        # player: give it the default disposition, as a terminal's Ctrl-C finds it.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_sigint,
     )
     try:
         _read_until(process.stdout, "Your move> ")
@@ -640,7 +639,7 @@ class _PseudoTerminal:
             cwd=ROOT,
             env=env,
             close_fds=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            preexec_fn=default_sigint,
         )
         os.close(slave)
         self.seen = ""

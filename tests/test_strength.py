@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from helpers import needs
+from helpers import default_sigint, needs
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "strength.py"
@@ -241,7 +241,13 @@ def test_a_stop_keeps_the_file_whole_without_a_traceback(tmp_path: Path, stop: i
     argv += ["--against", "expert", "--matches", "200000", "--json", str(table)]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
-        argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        argv,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
     )
     try:
         assert process.stderr is not None

@@ -24,7 +24,7 @@ import pytest
 pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
 
 import torch
-from helpers import play_a_match_in_the_aec_env
+from helpers import default_sigint, play_a_match_in_the_aec_env
 
 from agents import AgentError, load
 from sto_odno_env import Rules
@@ -491,6 +491,7 @@ class TrainerProcess:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            preexec_fn=default_sigint,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []

@@ -26,6 +26,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers import default_sigint
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -83,6 +84,7 @@ def server(tmp_path_factory):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

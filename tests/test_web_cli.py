@@ -15,6 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers import default_sigint
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -37,8 +38,7 @@ def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        # SIGINT at its default even when the test run was started in the background
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_sigint,
     )
 
 
