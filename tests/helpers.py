@@ -97,9 +97,10 @@ def play_a_match_in_the_aec_env(
 
 
 def default_sigint() -> None:
-    """``preexec_fn`` for a child that a test stops with SIGINT. pytest-xdist's workers run
-    with SIGINT ignored (so that only the controller handles a terminal's Ctrl-C), as does a
-    test run started in the background; a child inherits that disposition across exec, and
-    Python then installs no KeyboardInterrupt handler, so the child would sleep through the
-    signal. A user's Ctrl-C reaches a program whose SIGINT is at its default."""
+    """``preexec_fn`` for a child that a test stops with SIGINT. A test run started in the
+    background by a shell without job control has SIGINT ignored, and so do its pytest-xdist
+    workers; a child inherits that disposition across exec, and Python then installs no
+    KeyboardInterrupt handler, so the child would sleep through the signal (intermittently:
+    a worker that has run the notebook test has a SIGINT handler again). A user's Ctrl-C
+    reaches a program whose SIGINT is at its default."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
