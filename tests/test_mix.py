@@ -290,6 +290,29 @@ def test_a_warm_start_from_a_policy_file_works_for_another_preset_of_its_sizes(t
     assert stats["agreement"] == 1.0
 
 
+def test_a_warm_start_from_a_narrower_policy_widens_it_keeping_its_play(tmp_path):
+    narrow, _ = make_networks(189, [16, 8], 42)
+    path = tmp_path / "narrow.pt"
+    save_policy(path, narrow, [16, 8], Rules.preset("classic").to_dict(), [2])
+    trainer, stats, _ = warm_started(tmp_path / "run", "hidden=[32,24]", f"warm_start={path}")
+    wide = trainer.agent.actor
+    widths = [layer.out_features for layer in wide if isinstance(layer, torch.nn.Linear)]
+    assert widths == [32, 24, 42]
+    observations = torch.randn(256, 189, generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        assert torch.allclose(wide(observations), narrow(observations), atol=1e-6)
+    # the new units are live: their incoming weights are not all zero
+    assert wide[0].weight[16:].abs().sum() > 0
+    assert stats["agreement"] == 1.0
+
+
+def test_a_warm_start_from_a_wider_or_deeper_policy_is_refused(tmp_path):
+    with pytest.raises(CheckpointError, match=r"or wider at the same depth"):
+        warm_started(tmp_path, "hidden=[64,64]", "warm_start=ppo-classic")
+    with pytest.raises(CheckpointError, match=r"this run's has 189 and \[256, 256, 256\]"):
+        warm_started(tmp_path / "deep", "hidden=[256,256,256]", "warm_start=ppo-classic")
+
+
 def test_a_warm_start_from_a_policy_of_other_widths_is_refused_naming_them(tmp_path, capsys):
     with pytest.raises(
         CheckpointError, match=r"widths \[128, 128\]; this run's has 189 and \[64\]"

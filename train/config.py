@@ -281,7 +281,8 @@ class TrainConfig:
         "before PPO the policy imitates this bot over its decisions in every seat, and the "
         "value network learns their returns (train/imitation.py)",
         "none, expert, greedy, random, a shipped policy (ppo-classic, ...) or a policy "
-        "file: a policy's weights become the actor's (its widths must be hidden; trained "
+        "file: a policy's weights become the actor's (its widths must be hidden, or narrower at "
+        "the same depth: widened keeping its play; trained "
         "for any rule set of the same sizes), and only the critic learns",
         lambda v: v in ("none", *BOTS) or _policy_name(v),
         section="warm start",

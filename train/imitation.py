@@ -27,7 +27,7 @@ from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.views.observation import obs_size, observe
 from train.config import BOTS, TrainConfig
-from train.masked import entropy, log_probs
+from train.masked import entropy, log_probs, widen_into
 
 if TYPE_CHECKING:
     from torch import nn
@@ -174,13 +174,21 @@ def teacher_of(
     path = SHIPPED.get(config.warm_start, config.warm_start)
     record = read(path)
     widths = [layer.out_features for layer in actor[:-1] if isinstance(layer, torch.nn.Linear)]
-    if list(record["hidden"]) != widths or record["obs_size"] != obs_size(rules):
+    hidden = list(record["hidden"])
+    widens = len(hidden) == len(widths) and all(
+        old <= new for old, new in zip(hidden, widths, strict=True)
+    )
+    if not widens or record["obs_size"] != obs_size(rules):
         raise CheckpointError(
             f"warm_start={config.warm_start!r} is a network of {record['obs_size']} inputs and "
-            f"widths {list(record['hidden'])}; this run's has {obs_size(rules)} and {widths}: "
-            "allowed: a policy of the run's sizes (set hidden to the policy's widths)"
+            f"widths {hidden}; this run's has {obs_size(rules)} and {widths}: allowed: a "
+            "policy of the run's sizes (set hidden to the policy's widths, or wider at the "
+            "same depth: the policy is widened keeping its play)"
         )
-    actor.load_state_dict(record["state_dict"])
+    if hidden == widths:
+        actor.load_state_dict(record["state_dict"])
+    else:
+        widen_into(actor, record["state_dict"])
     return TorchPolicyAgent(copy.deepcopy(actor)), False
 
 

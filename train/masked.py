@@ -35,6 +35,24 @@ def make_networks(
     return actor, critic
 
 
+def widen_into(network: nn.Module, state_dict: dict[str, torch.Tensor]) -> None:
+    """Load the weights of a narrower MLP of the same depth into ``network``, keeping its
+    function exactly: each old unit keeps its weights and gets zero weight from the new
+    units below it, and the next layer (the head too) gets zero weight from the new
+    units, so they start at their fresh initialisation and change nothing until PPO moves
+    their outgoing weights (Net2Net's function-preserving widening, zero-initialised)."""
+    with torch.no_grad():
+        for name, layer in network.named_children():
+            if not isinstance(layer, torch.nn.Linear):
+                continue
+            weight, bias = state_dict[f"{name}.weight"], state_dict[f"{name}.bias"]
+            rows, columns = weight.shape
+            layer.weight[:rows, :columns] = weight
+            layer.weight[:rows, columns:] = 0.0
+            layer.bias[:rows] = bias
+            layer.bias[rows:] = 0.0
+
+
 def masked_logits(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     """``logits`` with the illegal actions (``masks`` False) pushed to ``ILLEGAL_LOGIT``."""
     return torch.where(masks, logits, torch.full_like(logits, ILLEGAL_LOGIT))
