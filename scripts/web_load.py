@@ -216,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
             failed |= median["p95"] > args.limit
         return 1 if failed else 0
     finally:
-        server.send_signal(signal.SIGINT)
+        # SIGTERM, not SIGINT: a script started in the background hands its children
+        # SIGINT ignored, and the server would never stop
+        server.send_signal(signal.SIGTERM)
         try:
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:

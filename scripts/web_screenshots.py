@@ -97,8 +97,13 @@ def main(argv: list[str] | None = None) -> int:
             page.locator("#result-0").screenshot(path=str(out / "ladder.png"))
             browser.close()
     finally:
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=30)
+        # SIGTERM, not SIGINT: a script started in the background hands its children
+        # SIGINT ignored, and the server would never stop
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
     for name in ("new-game", "table", "match-over", "replay", "ladder"):
         print(out / f"{name}.png")
     return 0
