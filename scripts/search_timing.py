@@ -111,9 +111,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         ms = [value * 1000 for value in wall]
         print(
-            f"| `{name}` | {len(ms)} | {statistics.fmean(ms):.1f} | {statistics.median(ms):.1f} "
-            f"| {percentile(ms, 0.95):.1f} | {max(ms):.1f} | "
-            f"{statistics.fmean(cpu) * 1000:.1f} |"
+            f"| `{name}` | {len(ms)} | {statistics.fmean(ms):.2f} | {statistics.median(ms):.2f} "
+            f"| {percentile(ms, 0.95):.2f} | {max(ms):.2f} | "
+            f"{statistics.fmean(cpu) * 1000:.2f} |"
         )
     return 0
 

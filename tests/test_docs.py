@@ -59,6 +59,10 @@ CHEAP = {
         "--minutes 2 --total-steps 2048 num_envs=64 rollout_steps=8 warm_start_decisions=4096 "
         "eval_matches=20 overlap=false"
     ),
+    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-2p-wide.yaml": (
+        "--minutes 2 --total-steps 2048 num_envs=64 rollout_steps=8 warm_start_decisions=4096 "
+        "eval_matches=20 overlap=false"
+    ),
     "python train/rllib_ppo.py --env-runners 2 --num-envs 256 --minutes 30 --out runs/rllib": (
         "--total-steps 4096 rollout_steps=8 warm_start=none eval_matches=20"
     ),

@@ -19,10 +19,10 @@ def timing_module():
 
 @needs("torch")
 def test_it_prints_one_row_per_agent_with_its_decisions(capsys):
-    assert timing_module().main(["--agents", "greedy,rollout:samples=4", "--matches", "1"]) == 0
+    assert timing_module().main(["--agents", "expert,rollout:samples=4", "--matches", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = {line.split("|")[1].strip(): line.split("|")[2:] for line in lines if "| `" in line}
-    assert set(rows) == {"`greedy`", "`rollout:samples=4`"}
+    assert set(rows) == {"`expert`", "`rollout:samples=4`"}
     for cells in rows.values():
         decisions, mean, median, p95, longest = (float(cell) for cell in cells[:5])
         assert decisions > 0 and mean > 0 and median <= p95 <= longest
