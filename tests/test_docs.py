@@ -49,20 +49,15 @@ NOT_RUN = {
 }
 TRAINS = ("python train/",)
 # A documented command that takes minutes as written -> what is appended to it here.
+CHEAP_PPO = (
+    "--minutes 2 --total-steps 2048 num_envs=64 rollout_steps=8 warm_start_decisions=4096 "
+    "eval_matches=20 overlap=false"
+)
 CHEAP = {
     "python train/ppo.py players_mix=[2,3,4,5,6] players_weights=[2,1,2,1,1] "
-    "warm_start=ppo-classic": (
-        "--minutes 2 --total-steps 2048 num_envs=64 rollout_steps=8 warm_start_decisions=4096 "
-        "eval_matches=20 overlap=false"
-    ),
-    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-encyclopedia.yaml": (
-        "--minutes 2 --total-steps 2048 num_envs=64 rollout_steps=8 warm_start_decisions=4096 "
-        "eval_matches=20 overlap=false"
-    ),
-    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-2p-wide.yaml": (
-        "--minutes 2 --total-steps 2048 num_envs=64 rollout_steps=8 warm_start_decisions=4096 "
-        "eval_matches=20 overlap=false"
-    ),
+    "warm_start=ppo-classic": CHEAP_PPO,
+    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-encyclopedia.yaml": CHEAP_PPO,
+    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-2p-wide.yaml": CHEAP_PPO,
     "python train/rllib_ppo.py --env-runners 2 --num-envs 256 --minutes 30 --out runs/rllib": (
         "--total-steps 4096 rollout_steps=8 warm_start=none eval_matches=20"
     ),
