@@ -58,6 +58,7 @@ CHEAP = {
     "warm_start=ppo-classic": CHEAP_PPO,
     "python train/ppo.py --config sto_odno_env/bots/policies/ppo-encyclopedia.yaml": CHEAP_PPO,
     "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-2p-wide.yaml": CHEAP_PPO,
+    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-2p-long.yaml": CHEAP_PPO,
     "python train/rllib_ppo.py --env-runners 2 --num-envs 256 --minutes 30 --out runs/rllib": (
         "--total-steps 4096 rollout_steps=8 warm_start=none eval_matches=20"
     ),
