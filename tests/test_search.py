@@ -145,7 +145,43 @@ def test_search_arguments():
         ("search:pool=0", "pool must be >= 1"),
         ("search:floor=0", "floor must be in (0, 1]"),
         ("search:policy=nobody", "unknown agent 'nobody'"),
-        ("search:depth=2", "allowed: samples=..., horizon=..., margin=..., pool=..."),
+        ("search:depth=2", "allowed: samples=..., horizon=..., margin=..., outcome=..., pool=..."),
     ]:
         with pytest.raises(AgentError, match=message.replace("(", r"\(").replace("]", r"\]")):
             agents.load(name)
+
+
+def test_the_standing_outcome_is_the_expected_reward_of_the_finishing_order():
+    """``outcome="standing"``: linear in place like the match reward, each other seat
+    outlasted with probability room0² / (room0² + roomj²), a seat already out outlasted."""
+    from sto_odno_env.bots.rollout import _standing_value
+
+    rules = load_rules("classic")
+    target = float(rules.target)
+    state = engine.init(rules, 4, 4, seed=0)
+    totals = np.array([[0, 0, 0, 0], [0, 50, 50, 50], [0, 50, 50, 50], [90, 0, 0, 0]])
+    state.in_match[:] = 0b1111
+    state.in_match[2] = 0b1011  # seat 2 is out
+    games = np.arange(4)
+    value = _standing_value(state, games, totals, target)
+    assert value[0] == pytest.approx(0.0)  # even standings: the mean of the places' rewards
+    room0, room = target, target - 50
+    beat = room0**2 / (room0**2 + room**2)
+    assert value[1] == pytest.approx(-1 + 2 * beat)
+    assert value[2] == pytest.approx(-1 + 2 * (2 * beat + 1) / 3)
+    assert value[3] < -0.9  # closest to the target of four at zero
+    state.in_match[1] = 0b1110  # seat 0 out: its reward has already come
+    assert _standing_value(state, games, totals, target)[1] == 0.0
+
+
+def test_search_with_the_standing_outcome_plays_legal_moves():
+    rules = load_rules("classic")
+    agent = agents.load("search:samples=4,horizon=6,outcome=standing", rules, 4)
+    state = engine.init(rules, 4, 6, seed=9)
+    live = np.flatnonzero(~state.done)
+    obs = observe(state, state.current_player[live].astype(np.intp), games=live)
+    masks = engine.unpack_actions(state.legal_bits[live], rules.num_actions)
+    chosen = agent.act(obs, masks)
+    assert masks[np.arange(len(chosen)), chosen].all()
+    with pytest.raises(AgentError, match="outcome must be one of table, standing"):
+        agents.load("search:outcome=first", rules, 4)

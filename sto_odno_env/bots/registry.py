@@ -1,7 +1,8 @@
 """``agents.load(name, rules=..., players=...)``: an agent by name or checkpoint path.
 
 Names: ``random``, ``greedy``, ``expert``, ``rollout``, ``search``; ``rollout`` takes its
-budget as ``rollout:samples=16,horizon=20`` (also ``margin``), ``search`` (policy-guided,
+budget as ``rollout:samples=16,horizon=20`` (also ``margin`` and ``outcome``: ``table`` or
+``standing``), ``search`` (policy-guided,
 belief-weighted: :mod:`sto_odno_env.bots.search`) the same and ``pool``, ``floor``, ``policy`` and
 ``model`` (agent names), e.g. ``search:samples=8,policy=expert``. The trained policies shipped in
 ``sto_odno_env/bots/policies/`` load by their name (``ppo-classic-2p``, ...: :data:`SHIPPED`).
@@ -30,7 +31,7 @@ BOTS = {
     "rollout": RolloutAgent,
     "search": SearchAgent,
 }
-_ROLLOUT_PARAMS = {"samples": int, "horizon": int, "margin": float}
+_ROLLOUT_PARAMS = {"samples": int, "horizon": int, "margin": float, "outcome": str}
 _PARAMS = {
     "rollout": _ROLLOUT_PARAMS,
     "search": {**_ROLLOUT_PARAMS, "pool": int, "floor": float, "policy": str, "model": str},

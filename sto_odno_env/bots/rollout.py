@@ -15,6 +15,14 @@ choice. The outcome, for the deciding seat:
   reset), divided by the target: the round's outcome relative to the table;
 * a rollout cut at ``horizon`` decisions counts the points left in the hands instead.
 
+With ``outcome="standing"`` the outcome is the match reward expected from the standings
+instead, for a seat still in: linear in place, as the match reward is, with each other
+seat outlasted with probability ``room₀² / (room₀² + roomⱼ²)`` (room: the target minus
+the total, after the round or with the hands' points added at a cut), and every seat
+already out counted as outlasted. Where the round's points relative to the table weigh
+every opponent alike, this weighs the ones close to the target less and scores the
+finishing order that decides first place.
+
 All rollouts of all games in the batch run together in one engine batch, so the cost per
 decision is ``samples × legal actions`` games for ``horizon`` steps at most.
 """
@@ -28,6 +36,8 @@ from ..game.rules import Rules, load_rules
 from ..views.determinise import from_observations
 from ..views.observation import observe
 from .policy import BasePolicy, as_policy
+
+OUTCOMES = ("table", "standing")
 
 
 class RolloutAgent(BasePolicy):
@@ -45,11 +55,15 @@ class RolloutAgent(BasePolicy):
         default_policy: object | None = None,
         seed: int | None = 0,
         margin: float = 1.5,
+        outcome: str = "table",
     ):
         from .heuristic import ExpertAgent
 
         if samples < 1 or horizon < 1:
             raise ValueError(f"samples and horizon must be >= 1, got {samples}, {horizon}")
+        if outcome not in OUTCOMES:
+            raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}, got {outcome!r}")
+        self.outcome = outcome
         self.rules = load_rules(rules)
         self.samples = samples
         self.horizon = horizon
@@ -136,9 +150,14 @@ class RolloutAgent(BasePolicy):
             reward[live] += step_rewards[live, 0]
             ended = live[(state.rounds_ended[live] > 0) | done[live]]
             if ended.size:
-                value[ended] = reward[ended] + self._round_value(
-                    state, ended, totals_before, in_before, target
-                )
+                if self.outcome == "standing":
+                    value[ended] = reward[ended] + _standing_value(
+                        state, ended, state.totals[ended], target
+                    )
+                else:
+                    value[ended] = reward[ended] + self._round_value(
+                        state, ended, totals_before, in_before, target
+                    )
                 finished[ended] = True
             live = live[~finished[live]]
             if not live.size:
@@ -153,6 +172,10 @@ class RolloutAgent(BasePolicy):
             step_actions = np.asarray(self.default_policy.act(obs, masks), dtype=np.int64)
         # Cut: count the points left in the hands.
         points = engine.hand_points(state, live).astype(np.float64)
+        if self.outcome == "standing":
+            projected = state.totals[live] + points
+            value[live] = reward[live] + _standing_value(state, live, projected, target)
+            return value
         inside = ((in_before[live, None].astype(np.intp) >> np.arange(state.players)) & 1) == 1
         others = np.where(inside[:, 1:], points[:, 1:], 0.0).sum(axis=1) / np.maximum(
             inside[:, 1:].sum(axis=1), 1
@@ -170,6 +193,21 @@ class RolloutAgent(BasePolicy):
             inside[:, 1:].sum(axis=1), 1
         )
         return (others - gain[:, 0]) / target
+
+
+def _standing_value(state, games, totals, target: float) -> np.ndarray:
+    """Seat 0's expected match reward from ``totals`` (games, P) of ``games``, where seat 0
+    is still in (0 where it is out: its reward has come); see the module docstring."""
+    players = state.players
+    inside = ((state.in_match[games, None].astype(np.intp) >> np.arange(players)) & 1) == 1
+    room = np.where(inside, np.maximum(target - np.asarray(totals, np.float64), 0.0), 0.0)
+    strength = room * room
+    own = strength[:, :1]
+    pair = own + strength[:, 1:]
+    outlasted = np.where(inside[:, 1:], own / np.where(pair > 0, pair, 1.0), 1.0)
+    outlasted = np.where(inside[:, 1:] & (pair <= 0), 0.5, outlasted)
+    expected = -1.0 + 2.0 * outlasted.sum(axis=1) / max(players - 1, 1)
+    return np.where(inside[:, 0] & ~state.step_terminated[games], expected, 0.0)
 
 
 def _mean_error(sums, squares, counts):

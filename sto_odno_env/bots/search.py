@@ -91,6 +91,7 @@ class SearchAgent(RolloutAgent):
         floor: float = 0.1,
         policy: BasePolicy | None = None,
         model: BasePolicy | None = None,
+        outcome: str = "table",
     ):
         from .heuristic import ExpertAgent
 
@@ -105,7 +106,7 @@ class SearchAgent(RolloutAgent):
         model = model if model is not None else policy
         super().__init__(
             rules, players, samples=samples, horizon=horizon, default_policy=policy,
-            seed=seed, margin=margin,
+            seed=seed, margin=margin, outcome=outcome,
         )  # fmt: skip
         self.pool = pool
         self.floor = floor
