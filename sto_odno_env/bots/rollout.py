@@ -176,7 +176,7 @@ class RolloutAgent(BasePolicy):
             projected = state.totals[live] + points
             value[live] = reward[live] + _standing_value(state, live, projected, target)
             return value
-        inside = ((in_before[live, None].astype(np.intp) >> np.arange(state.players)) & 1) == 1
+        inside = seats_inside(in_before[live], state.players)
         others = np.where(inside[:, 1:], points[:, 1:], 0.0).sum(axis=1) / np.maximum(
             inside[:, 1:].sum(axis=1), 1
         )
@@ -188,25 +188,30 @@ class RolloutAgent(BasePolicy):
         """(others' mean gain − own gain) / target over the round that just ended."""
         gain = (state.totals[games] - totals_before[games]).astype(np.float64)
         players = state.players
-        inside = ((in_before[games, None].astype(np.intp) >> np.arange(players)) & 1) == 1
+        inside = seats_inside(in_before[games], players)
         others = np.where(inside[:, 1:], gain[:, 1:], 0.0).sum(axis=1) / np.maximum(
             inside[:, 1:].sum(axis=1), 1
         )
         return (others - gain[:, 0]) / target
 
 
+def seats_inside(in_match: np.ndarray, players: int) -> np.ndarray:
+    """(n, players) bool: which seats are still in, from the ``in_match`` bits of n games."""
+    return ((in_match[:, None].astype(np.intp) >> np.arange(players)) & 1) == 1
+
+
 def _standing_value(state, games, totals, target: float) -> np.ndarray:
     """Seat 0's expected match reward from ``totals`` (games, P) of ``games``, where seat 0
     is still in (0 where it is out: its reward has come); see the module docstring."""
     players = state.players
-    inside = ((state.in_match[games, None].astype(np.intp) >> np.arange(players)) & 1) == 1
-    room = np.where(inside, np.maximum(target - np.asarray(totals, np.float64), 0.0), 0.0)
+    inside = seats_inside(state.in_match[games], players)
+    room = np.maximum(target - np.asarray(totals, np.float64), 0.0)
     strength = room * room
     own = strength[:, :1]
     pair = own + strength[:, 1:]
     outlasted = np.where(inside[:, 1:], own / np.where(pair > 0, pair, 1.0), 1.0)
     outlasted = np.where(inside[:, 1:] & (pair <= 0), 0.5, outlasted)
-    expected = -1.0 + 2.0 * outlasted.sum(axis=1) / max(players - 1, 1)
+    expected = -1.0 + 2.0 * outlasted.sum(axis=1) / (players - 1)
     return np.where(inside[:, 0] & ~state.step_terminated[games], expected, 0.0)
 
 

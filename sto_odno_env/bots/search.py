@@ -46,7 +46,7 @@ from ..game.tables import deck_masks
 from ..views.determinise import from_observations
 from ..views.observation import observe
 from .policy import BasePolicy
-from .rollout import RolloutAgent
+from .rollout import RolloutAgent, seats_inside
 
 
 def action_probabilities(policy: object, observations: np.ndarray, masks: np.ndarray):
@@ -145,7 +145,7 @@ class SearchAgent(RolloutAgent):
         players = worlds.players
         pile = worlds.discard_size.astype(np.intp)
         top = worlds.top_card.astype(np.intp)
-        inside = (worlds.in_match[:, None].astype(np.intp) >> np.arange(players)) & 1
+        inside = seats_inside(worlds.in_match, players)
         # The seat before seat 0 clockwise: the highest seat still in (never 0 itself).
         before = np.where(
             inside[:, 1:].any(axis=1), players - 1 - np.argmax(inside[:, :0:-1], 1), 0
