@@ -1,0 +1,103 @@
+"""Distilling a search agent into a policy (train/distill.py): the positions are the
+student's own, in one seat that moves round the table, each labelled by the teacher with a
+legal action; the fit moves the policy to the labels; the command end to end writes a
+policy that loads at the student's counts and plays legal moves; bad input is refused."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
+
+import torch
+
+from agents import load
+from sto_odno_env.bots.checkpoint import build_network, read
+from sto_odno_env.bots.registry import SHIPPED
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import load_rules
+from sto_odno_env.views.observation import observe
+from train import distill
+
+RULES = load_rules("classic")
+
+
+def test_positions_are_the_students_own_choices_labelled_legally():
+    student = load("ppo-classic", RULES, 3)
+    teacher = load("expert", RULES, 3)
+    positions = distill.collect(student, teacher, load("greedy", RULES, 3), RULES, 3,
+                                batch=24, decisions=300, seed=5)  # fmt: skip
+    masks, labels, own = positions["masks"], positions["labels"], positions["own"]
+    assert labels.size >= 300 and masks.shape == (labels.size, RULES.num_actions)
+    assert (masks.sum(axis=1) > 1).all(), "forced moves are not labelled"
+    rows = np.arange(labels.size)
+    assert masks[rows, labels].all() and masks[rows, own].all()
+    # the student's own recorded action is what the student plays in that position
+    assert (student.act(positions["obs"], masks.astype(np.int8)) == own).all()
+    # where the expert labels, it labels what the expert plays
+    assert (teacher.act(positions["obs"], masks.astype(np.int8)) == labels).all()
+    assert (labels != own).any(), "the expert and the policy differ somewhere"
+
+
+def test_the_students_seat_moves_round_the_table():
+    """The student sits in every seat over the matches (its seat moves on at each match's
+    end), and a student that is its own teacher is labelled with its own moves."""
+    student = load("ppo-classic", RULES, 3)
+    positions = distill.collect(student, student, load("expert", RULES, 3), RULES, 3,
+                                batch=4, decisions=2500, seed=1)  # fmt: skip
+    assert set(positions["seat"].tolist()) == {0, 1, 2}
+    assert (positions["labels"] == positions["own"]).all()
+
+
+def test_fit_moves_the_policy_to_the_labels():
+    state = engine.init(RULES, 2, 64, seed=3)
+    obs = observe(state, state.current_player.astype(np.intp))
+    masks = engine.legal_mask(state) != 0
+    generator = np.random.default_rng(0)
+    labels = np.array([generator.choice(np.flatnonzero(mask)) for mask in masks])
+    record = read(SHIPPED["ppo-classic"])
+    network = build_network(record["obs_size"], record["hidden"], record["num_actions"])
+    network.load_state_dict(record["state_dict"])
+    positions = {"obs": obs, "masks": masks, "labels": labels}
+    stats = distill.fit(network, positions, epochs=60, minibatch=32, learning_rate=3e-3, seed=0)
+    assert stats["agreement"] > stats["agreement_before"] + 0.2
+    assert stats["cross_entropy"] < stats["cross_entropy_before"]
+    with torch.no_grad():
+        logits = network(torch.as_tensor(obs)).numpy()
+    logits[~masks] = -np.inf
+    assert (logits.argmax(axis=1) == labels).mean() == pytest.approx(stats["agreement"])
+
+
+def test_the_command_end_to_end(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = distill.main(["--policy", "ppo-classic", "--teacher", "search:samples=2",
+                         "--players", "2,3", "--decisions", "40", "--batch", "16",
+                         "--epochs", "1", "--out", str(out)])  # fmt: skip
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["players"] == [2, 3] and summary["positions"] >= 80
+    assert summary["teacher"] == "search:samples=2"
+    stored = np.load(out / "positions.npz")
+    assert set(np.unique(stored["players"])) == {2, 3}
+    for players in (2, 3, 6):  # every count the student claims, not only the distilled ones
+        agent = load(str(out / "policy.pt"), RULES, players)
+        state = engine.init(RULES, players, 8, seed=players)
+        masks = engine.legal_mask(state)
+        actions = agent.act(observe(state, state.current_player.astype(np.intp)), masks)
+        assert masks[np.arange(8), actions].all()
+    # a second fit from the stored positions, without the teacher
+    again = tmp_path / "again"
+    code = distill.main(["--policy", "ppo-classic", "--positions", str(out / "positions.npz"),
+                         "--epochs", "1", "--out", str(again)])  # fmt: skip
+    assert code == 0 and (again / "policy.pt").exists()
+
+
+def test_a_missing_policy_is_refused_by_name(tmp_path, capsys):
+    missing = tmp_path / "nowhere.pt"
+    code = distill.main(["--policy", str(missing), "--out", str(tmp_path / "run")])
+    assert code == 2
+    assert str(missing) in capsys.readouterr().err
+    assert not (tmp_path / "run" / "policy.pt").exists()

@@ -1,0 +1,231 @@
+"""Expert iteration, one step: distil a search agent's decisions into the policy it searches with.
+
+``python train/distill.py --policy ppo-classic --players 4 --decisions 200000 --out runs/distill``
+
+* **Collect (DAgger's positions).** The student policy plays one seat of ``batch`` games
+  against tables of ``opponent`` (the seat moves round the table from one match to the
+  next), on its own moves, so the positions are the ones it actually reaches. At each of
+  its decisions with more than one legal action the teacher labels the position: by
+  default ``search`` rolling out with the student itself, the agent that improves on the
+  student by a policy-improvement step over sampled deals.
+* **Fit.** From the student's own weights, the actor minimises the cross-entropy of the
+  teacher's labels under the masked distribution for ``epochs`` passes. The labels agree
+  with the student wherever the search found nothing better, so those positions anchor the
+  rest of its play while the others move it where the search did.
+
+The result is a policy file of the student's sizes and player counts, which
+``agents.load`` plays without search. The labelled positions are kept beside it
+(``positions.npz``), so a fit can be repeated without the search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from sto_odno_env.bots.checkpoint import CheckpointError, read, save_policy
+from sto_odno_env.bots.registry import SHIPPED
+from sto_odno_env.bots.registry import load as load_agent
+from sto_odno_env.game import engine
+from sto_odno_env.game.rules import Rules, load_rules
+from sto_odno_env.views.observation import obs_size, observe
+from train.masked import log_probs
+
+
+def collect(
+    student: Any,
+    teacher: Any,
+    opponent: Any,
+    rules: Rules,
+    players: int,
+    batch: int,
+    decisions: int,
+    seed: int,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, np.ndarray]:
+    """At least ``decisions`` of the student's positions (those with a choice) from games of
+    the student in one seat against ``opponent`` in the others, each labelled by ``teacher``:
+    ``obs``, ``masks``, ``labels`` (the teacher's action), ``own`` (the student's) and
+    ``seat`` (the student's seat).
+    ``progress`` gets the labelled positions of each engine step."""
+    parts: dict[str, list[np.ndarray]] = {
+        key: [] for key in ("obs", "masks", "labels", "own", "seat")
+    }
+    state = engine.init(rules, players, batch, seed=seed)
+    student_seat = np.arange(batch) % players
+    labelled = 0
+    while labelled < decisions:
+        seats = state.current_player.astype(np.intp)
+        obs = observe(state, seats)
+        legal = engine.legal_mask(state)
+        actions = np.zeros(batch, dtype=np.int64)
+        mine = seats == student_seat
+        theirs = np.flatnonzero(~mine)
+        if theirs.size:
+            actions[theirs] = opponent.act(obs[theirs], legal[theirs])
+        rows = np.flatnonzero(mine)
+        if rows.size:
+            actions[rows] = student.act(obs[rows], legal[rows])
+            choice = rows[(legal[rows] != 0).sum(axis=1) > 1]
+            if choice.size:
+                parts["obs"].append(obs[choice])
+                parts["masks"].append(legal[choice] != 0)
+                parts["labels"].append(np.asarray(teacher.act(obs[choice], legal[choice])))
+                parts["own"].append(actions[choice].copy())
+                parts["seat"].append(seats[choice].astype(np.int8))
+                labelled += choice.size
+                if progress is not None:
+                    progress(choice.size)
+        state, _, done = engine.step(state, actions, auto_reset=True)
+        student_seat[done] = (student_seat[done] + 1) % players
+    return {key: np.concatenate(value) for key, value in parts.items()}
+
+
+def fit(
+    network: torch.nn.Module,
+    positions: dict[str, np.ndarray],
+    epochs: int,
+    minibatch: int,
+    learning_rate: float,
+    seed: int,
+) -> dict[str, float]:
+    """Fit ``network`` (a policy's actor) to the teacher's labels by cross-entropy; returns
+    the cross-entropy and the agreement with the labels before and after."""
+    obs = torch.as_tensor(positions["obs"], dtype=torch.float32)
+    masks = torch.as_tensor(positions["masks"])
+    labels = torch.as_tensor(positions["labels"], dtype=torch.int64)
+    generator = torch.Generator().manual_seed(seed)
+    optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
+
+    def measure() -> tuple[float, float]:
+        with torch.no_grad():
+            logp = log_probs(network(obs), masks)
+            cross_entropy = -logp.gather(1, labels[:, None]).mean()
+            return float(cross_entropy), float((logp.argmax(1) == labels).float().mean())
+
+    before = measure()
+    for _ in range(epochs):
+        order = torch.randperm(labels.shape[0], generator=generator)
+        for start in range(0, labels.shape[0], minibatch):
+            rows = order[start : start + minibatch]
+            logp = log_probs(network(obs[rows]), masks[rows])
+            loss = -logp.gather(1, labels[rows, None]).mean()
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+    after = measure()
+    return {
+        "cross_entropy_before": before[0],
+        "agreement_before": before[1],
+        "cross_entropy": after[0],
+        "agreement": after[1],
+    }
+
+
+def _stop_cleanly(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python train/distill.py", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    parser.add_argument("--policy", required=True, help="the student: a shipped name or a .pt")
+    parser.add_argument(
+        "--teacher", default="search",
+        help="the labelling agent (default: search rolling out with the student itself)",
+    )  # fmt: skip
+    parser.add_argument("--opponent", default="expert", help="the other seats (default: expert)")
+    parser.add_argument("--rules", default="classic", help="preset name or YAML file")
+    parser.add_argument(
+        "--players", default="4", help="comma-separated player counts, the student's (default: 4)"
+    )
+    parser.add_argument("--decisions", type=int, default=100_000, help="labelled per count")
+    parser.add_argument("--batch", type=int, default=256, help="games side by side")
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--minibatch", type=int, default=1024)
+    parser.add_argument("--learning-rate", type=float, default=1e-4)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", required=True, help="directory for policy.pt and its record")
+    parser.add_argument(
+        "--positions",
+        help="comma-separated positions.npz files to fit to instead of collecting new ones",
+    )
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop_cleanly)
+    try:
+        return _run(args)
+    except CheckpointError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("stopped: nothing written for the unfinished step", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    torch.manual_seed(args.seed)
+    rules = load_rules(args.rules)
+    counts = [int(count) for count in args.players.split(",")]
+    for players in counts:
+        rules.check_players(players)
+    path = SHIPPED.get(args.policy, args.policy)
+    record = read(path)
+    if record["obs_size"] != obs_size(rules):
+        raise CheckpointError(f"{path} has {record['obs_size']} inputs; {args.rules} has "
+                              f"{obs_size(rules)}")  # fmt: skip
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    teacher_spec = args.teacher
+    if teacher_spec == "search":
+        teacher_spec = f"search:policy={args.policy}"
+    if args.positions:
+        stored = [np.load(file) for file in args.positions.split(",")]
+        positions = {key: np.concatenate([part[key] for part in stored]) for key in stored[0].files}
+    else:
+        parts = []
+        for index, players in enumerate(counts):
+            student = load_agent(args.policy, rules, players)
+            teacher = load_agent(teacher_spec, rules, players, seed=args.seed + index)
+            opponent = load_agent(args.opponent, rules, players, seed=args.seed + index)
+            started = time.perf_counter()
+            part = collect(student, teacher, opponent, rules, players, args.batch,
+                           args.decisions, args.seed + 1_000_003 * index)  # fmt: skip
+            part["players"] = np.full(part["labels"].shape, players, dtype=np.int8)
+            moved = float((part["labels"] != part["own"]).mean())
+            print(f"{players} players: {part['labels'].size} positions in "
+                  f"{time.perf_counter() - started:.0f} s, the teacher differs in {moved:.3f}",
+                  flush=True)  # fmt: skip
+            parts.append(part)
+        positions = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+        temporary = out / "positions.tmp.npz"
+        np.savez_compressed(temporary, **positions)
+        temporary.replace(out / "positions.npz")
+    from sto_odno_env.bots.checkpoint import build_network
+
+    network = build_network(record["obs_size"], list(record["hidden"]), record["num_actions"])
+    network.load_state_dict(record["state_dict"])
+    stats = fit(network, positions, args.epochs, args.minibatch, args.learning_rate, args.seed)
+    save_policy(out / "policy.pt", network, list(record["hidden"]), record["rules"],
+                record["players"])  # fmt: skip
+    summary = {"policy": args.policy, "teacher": teacher_spec, "opponent": args.opponent,
+               "players": counts, "positions": int(positions["labels"].size),
+               "teacher_differs": float((positions["labels"] != positions["own"]).mean()),
+               **stats}  # fmt: skip
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
