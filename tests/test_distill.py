@@ -6,6 +6,11 @@ policy that loads at the student's counts and plays legal moves; bad input is re
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -95,9 +100,60 @@ def test_the_command_end_to_end(tmp_path, capsys):
     assert code == 0 and (again / "policy.pt").exists()
 
 
-def test_a_missing_policy_is_refused_by_name(tmp_path, capsys):
-    missing = tmp_path / "nowhere.pt"
-    code = distill.main(["--policy", str(missing), "--out", str(tmp_path / "run")])
-    assert code == 2
-    assert str(missing) in capsys.readouterr().err
-    assert not (tmp_path / "run" / "policy.pt").exists()
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--policy", "{tmp}/nowhere.pt"], ["nowhere.pt"]),
+        (["--policy", "ppo-classic", "--players", "4,x"], ["'x' is not a player count", "3,4"]),
+        (["--policy", "ppo-classic", "--players", "7"], ["players: 7", "allowed: 2..6"]),
+        (["--policy", "ppo-classic-2p", "--players", "4"], ["ppo-classic-2p", "4"]),
+        (["--policy", "ppo-classic", "--teacher", "oracle"], ["unknown agent 'oracle'"]),
+        (["--policy", "ppo-classic", "--positions", "{tmp}/none.npz"], ["none.npz", "allowed"]),
+        (["--policy", "ppo-classic", "--positions", "{tmp}/bad.npz"], ["no obs, masks", "allowed"]),
+        (["--policy", "ppo-classic", "--positions", "{tmp}/text.npz"], ["text.npz", "allowed"]),
+    ],
+)
+def test_bad_input_is_refused_by_name_and_writes_nothing(tmp_path, capsys, argv, words):
+    np.savez(tmp_path / "bad.npz", labels=np.zeros(3))
+    (tmp_path / "text.npz").write_text("not an archive")
+    out = tmp_path / "run"
+    argv = [item.replace("{tmp}", str(tmp_path)) for item in argv]
+    assert distill.main([*argv, "--decisions", "8", "--out", str(out)]) == 2
+    message = capsys.readouterr().err
+    assert message.startswith("python train/distill.py: error: ") and message.count("\n") == 1
+    for word in words:
+        assert word in message, message
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_bad_number_is_refused_by_the_parser(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        distill.main(["--policy", "ppo-classic", "--decisions", "0", "--out", str(tmp_path)])
+    assert stopped.value.code == 2
+    assert "allowed: an integer >= 1" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_leaves_no_traceback_and_no_file(tmp_path, stop):
+    out = tmp_path / "run"
+    script = Path(distill.__file__)
+    argv = [sys.executable, str(script), "--policy", "ppo-classic", "--players", "3",
+            "--decisions", "10000000", "--out", str(out)]  # fmt: skip
+    process = subprocess.Popen(
+        argv, cwd=script.parent.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        assert "labelling 10000000 positions" in process.stdout.readline()
+        process.send_signal(stop)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "stopped" in err
+    assert not out.exists() or not any(out.iterdir())

@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from sto_odno_env.bots.checkpoint import CheckpointError, read, save_policy
-from sto_odno_env.bots.registry import SHIPPED
+from sto_odno_env.bots.checkpoint import CheckpointError, build_network, read, save_policy
+from sto_odno_env.bots.registry import SHIPPED, AgentError
 from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game import engine
-from sto_odno_env.game.rules import Rules, load_rules
+from sto_odno_env.game.rules import Rules, RulesError, load_rules
 from sto_odno_env.views.observation import obs_size, observe
 from train.masked import log_probs
 
@@ -131,6 +131,13 @@ def fit(
     }
 
 
+POSITION_KEYS = ("obs", "masks", "labels", "own")
+
+
+class DistillError(ValueError):
+    """A setting or a file that the command cannot use, with what is allowed."""
+
+
 def _stop_cleanly(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -150,10 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--players", default="4", help="comma-separated player counts, the student's (default: 4)"
     )
-    parser.add_argument("--decisions", type=int, default=100_000, help="labelled per count")
-    parser.add_argument("--batch", type=int, default=256, help="games side by side")
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--minibatch", type=int, default=1024)
+    parser.add_argument("--decisions", type=_positive, default=100_000, help="labelled per count")
+    parser.add_argument("--batch", type=_positive, default=256, help="games side by side")
+    parser.add_argument("--epochs", type=_positive, default=4)
+    parser.add_argument("--minibatch", type=_positive, default=1024)
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", required=True, help="directory for policy.pt and its record")
@@ -165,39 +172,79 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _stop_cleanly)
     try:
         return _run(args)
-    except CheckpointError as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (CheckpointError, DistillError, AgentError, RulesError) as error:
+        print(f"python train/distill.py: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("stopped: nothing written for the unfinished step", file=sys.stderr)
         return 130
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: allowed: an integer >= 1")
+    return value
+
+
+def _counts(text: str, rules: Rules) -> list[int]:
+    """The player counts of ``--players``, each allowed by ``rules``."""
+    counts = []
+    for item in text.split(","):
+        if not item.strip().isdigit():
+            raise DistillError(f"--players: {item!r} is not a player count; allowed: "
+                               "comma-separated integers, e.g. 3,4")  # fmt: skip
+        rules.check_players(int(item))
+        counts.append(int(item))
+    return counts
+
+
+def _read_positions(files: str) -> dict[str, np.ndarray]:
+    """The positions of one or more ``positions.npz`` files, joined."""
+    allowed = "allowed: positions.npz files written by train/distill.py"
+    parts = []
+    for file in files.split(","):
+        try:
+            stored = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise DistillError(f"--positions: cannot read {file!r} ({error}); {allowed}") from None
+        if not isinstance(stored, np.lib.npyio.NpzFile):
+            raise DistillError(f"--positions: {file!r} is not an .npz archive; {allowed}")
+        with stored:
+            missing = [key for key in POSITION_KEYS if key not in stored.files]
+            if missing:
+                raise DistillError(f"--positions: {file!r} has no {', '.join(missing)}; {allowed}")
+            parts.append({key: stored[key] for key in stored.files})
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
 def _run(args: argparse.Namespace) -> int:
     torch.manual_seed(args.seed)
     rules = load_rules(args.rules)
-    counts = [int(count) for count in args.players.split(",")]
-    for players in counts:
-        rules.check_players(players)
+    counts = _counts(args.players, rules)
     path = SHIPPED.get(args.policy, args.policy)
     record = read(path)
     if record["obs_size"] != obs_size(rules):
         raise CheckpointError(f"{path} has {record['obs_size']} inputs; {args.rules} has "
                               f"{obs_size(rules)}")  # fmt: skip
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     teacher_spec = args.teacher
     if teacher_spec == "search":
         teacher_spec = f"search:policy={args.policy}"
+    out = Path(args.out)
     if args.positions:
-        stored = [np.load(file) for file in args.positions.split(",")]
-        positions = {key: np.concatenate([part[key] for part in stored]) for key in stored[0].files}
+        positions = _read_positions(args.positions)
+        if positions["obs"].shape[1] != record["obs_size"]:
+            raise DistillError(f"--positions hold observations of {positions['obs'].shape[1]}; "
+                               f"{path} takes {record['obs_size']}")  # fmt: skip
+        out.mkdir(parents=True, exist_ok=True)
     else:
         parts = []
         for index, players in enumerate(counts):
             student = load_agent(args.policy, rules, players)
             teacher = load_agent(teacher_spec, rules, players, seed=args.seed + index)
             opponent = load_agent(args.opponent, rules, players, seed=args.seed + index)
+            print(f"{players} players: labelling {args.decisions} positions with {teacher_spec}",
+                  flush=True)  # fmt: skip
             started = time.perf_counter()
             part = collect(student, teacher, opponent, rules, players, args.batch,
                            args.decisions, args.seed + 1_000_003 * index)  # fmt: skip
@@ -208,11 +255,10 @@ def _run(args: argparse.Namespace) -> int:
                   flush=True)  # fmt: skip
             parts.append(part)
         positions = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-        temporary = out / "positions.tmp.npz"
-        np.savez_compressed(temporary, **positions)
-        temporary.replace(out / "positions.npz")
-    from sto_odno_env.bots.checkpoint import build_network
-
+        out.mkdir(parents=True, exist_ok=True)
+        _write_atomic(
+            out / "positions.npz", lambda handle: np.savez_compressed(handle, **positions)
+        )
     network = build_network(record["obs_size"], list(record["hidden"]), record["num_actions"])
     network.load_state_dict(record["state_dict"])
     stats = fit(network, positions, args.epochs, args.minibatch, args.learning_rate, args.seed)
@@ -222,9 +268,22 @@ def _run(args: argparse.Namespace) -> int:
                "players": counts, "positions": int(positions["labels"].size),
                "teacher_differs": float((positions["labels"] != positions["own"]).mean()),
                **stats}  # fmt: skip
-    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(json.dumps(summary, indent=1))
+    text = json.dumps(summary, indent=1) + "\n"
+    _write_atomic(out / "summary.json", lambda handle: handle.write(text.encode()))
+    print(text, end="")
     return 0
+
+
+def _write_atomic(path: Path, write: Callable[[Any], object]) -> None:
+    """Write through ``write(handle)`` to a temporary file beside ``path``, then rename it
+    into place: the file is whole or absent, whenever the command is stopped."""
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        with temporary.open("wb") as handle:
+            write(handle)
+        temporary.replace(path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
