@@ -18,6 +18,7 @@ import pytest
 pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
 
 import torch
+from helpers import default_sigint
 
 from agents import load
 from sto_odno_env.bots.checkpoint import build_network, read
@@ -143,7 +144,7 @@ def test_a_stop_leaves_no_traceback_and_no_file(tmp_path, stop):
     process = subprocess.Popen(
         argv, cwd=script.parent.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_sigint,
     )  # fmt: skip
     try:
         assert process.stdout is not None
