@@ -40,6 +40,8 @@ from sto_odno_env.game.rules import Rules, RulesError, load_rules
 from sto_odno_env.views.observation import obs_size, observe
 from train.masked import log_probs
 
+POSITION_KEYS = ("obs", "masks", "labels", "own")  # what a fit needs of a positions file
+
 
 def collect(
     student: Any,
@@ -57,9 +59,7 @@ def collect(
     ``obs``, ``masks``, ``labels`` (the teacher's action), ``own`` (the student's) and
     ``seat`` (the student's seat).
     ``progress`` gets the labelled positions of each engine step."""
-    parts: dict[str, list[np.ndarray]] = {
-        key: [] for key in ("obs", "masks", "labels", "own", "seat")
-    }
+    parts: dict[str, list[np.ndarray]] = {key: [] for key in (*POSITION_KEYS, "seat")}
     state = engine.init(rules, players, batch, seed=seed)
     student_seat = np.arange(batch) % players
     labelled = 0
@@ -129,9 +129,6 @@ def fit(
         "cross_entropy": after[0],
         "agreement": after[1],
     }
-
-
-POSITION_KEYS = ("obs", "masks", "labels", "own")
 
 
 class DistillError(ValueError):
