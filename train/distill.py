@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -35,7 +34,7 @@ import torch
 from sto_odno_env.bots.checkpoint import CheckpointError, build_network, read, save_policy
 from sto_odno_env.bots.registry import SHIPPED, AgentError
 from sto_odno_env.bots.registry import load as load_agent
-from sto_odno_env.game import engine
+from sto_odno_env.game import cli, engine
 from sto_odno_env.game.rules import Rules, RulesError, load_rules
 from sto_odno_env.views.observation import obs_size, observe
 from train.masked import log_probs
@@ -135,10 +134,6 @@ class DistillError(ValueError):
     """A setting or a file that the command cannot use, with what is allowed."""
 
 
-def _stop_cleanly(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python train/distill.py", description=__doc__,
@@ -154,10 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--players", default="4", help="comma-separated player counts, the student's (default: 4)"
     )
-    parser.add_argument("--decisions", type=_positive, default=100_000, help="labelled per count")
-    parser.add_argument("--batch", type=_positive, default=256, help="games side by side")
-    parser.add_argument("--epochs", type=_positive, default=4)
-    parser.add_argument("--minibatch", type=_positive, default=1024)
+    parser.add_argument(
+        "--decisions", type=cli.positive_int, default=100_000, help="labelled per count"
+    )
+    parser.add_argument("--batch", type=cli.positive_int, default=256, help="games side by side")
+    parser.add_argument("--epochs", type=cli.positive_int, default=4)
+    parser.add_argument("--minibatch", type=cli.positive_int, default=1024)
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", required=True, help="directory for policy.pt and its record")
@@ -166,22 +163,15 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated positions.npz files to fit to instead of collecting new ones",
     )
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGTERM, _stop_cleanly)
     try:
-        return _run(args)
+        with cli.sigterm_raises():
+            return _run(args)
     except (CheckpointError, DistillError, AgentError, RulesError) as error:
         print(f"python train/distill.py: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("stopped: nothing written for the unfinished step", file=sys.stderr)
         return 130
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: allowed: an integer >= 1")
-    return value
 
 
 def _counts(text: str, rules: Rules) -> list[int]:
@@ -253,9 +243,8 @@ def _run(args: argparse.Namespace) -> int:
             parts.append(part)
         positions = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         out.mkdir(parents=True, exist_ok=True)
-        _write_atomic(
-            out / "positions.npz", lambda handle: np.savez_compressed(handle, **positions)
-        )
+        with cli.atomic_open(out / "positions.npz", "wb") as handle:
+            np.savez_compressed(handle, **positions)
     network = build_network(record["obs_size"], list(record["hidden"]), record["num_actions"])
     network.load_state_dict(record["state_dict"])
     stats = fit(network, positions, args.epochs, args.minibatch, args.learning_rate, args.seed)
@@ -266,21 +255,10 @@ def _run(args: argparse.Namespace) -> int:
                "teacher_differs": float((positions["labels"] != positions["own"]).mean()),
                **stats}  # fmt: skip
     text = json.dumps(summary, indent=1) + "\n"
-    _write_atomic(out / "summary.json", lambda handle: handle.write(text.encode()))
+    with cli.atomic_open(out / "summary.json") as handle:
+        handle.write(text)
     print(text, end="")
     return 0
-
-
-def _write_atomic(path: Path, write: Callable[[Any], object]) -> None:
-    """Write through ``write(handle)`` to a temporary file beside ``path``, then rename it
-    into place: the file is whole or absent, whenever the command is stopped."""
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        with temporary.open("wb") as handle:
-            write(handle)
-        temporary.replace(path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
