@@ -430,7 +430,11 @@ def test_minutes_bound_the_whole_command(tmp_path):
     started = time.monotonic()
     code, session = run.execute(ppo.SPEC, argv)
     seconds = time.monotonic() - started
-    assert code == 0 and 9.0 < seconds < 12.0 + 1.0, seconds
+    assert code == 0 and seconds < 12.0 + 1.0, seconds
+    # It stops early only when the next update and the end would not fit: a loaded
+    # machine measures slower updates and so stops sooner, by design.
+    needed = session.update_seconds + session.eval_seconds + session.save_seconds + 1.0
+    assert seconds > 12.0 - needed - 1.0, (seconds, needed)
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["status"] == "finished: the 0.2-minute budget"
     assert summary["saved_update"] == session.counters.update > 0
