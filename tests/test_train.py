@@ -435,8 +435,7 @@ def test_minutes_bound_the_whole_command(tmp_path):
     # end would not fit: a loaded machine measures slower steps and so stops sooner, by
     # design. The reserve is the loop's, from the last measured durations, with slack for
     # their change between the stop and the end.
-    evaluation, update = session.eval_seconds, session.update_seconds
-    reserve = 2 * evaluation + update + session.save_seconds + 1.0
+    reserve = session.eval_seconds + session.update_seconds + session._end_reserve()
     assert seconds > 12.0 - reserve - 2.0, (seconds, reserve)
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["status"] == "finished: the 0.2-minute budget"
