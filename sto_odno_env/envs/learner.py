@@ -157,6 +157,7 @@ class LearnerGames:
         self._episode_reward = np.zeros(self.batch, dtype=np.float32)
         self._clear_pending()
         self._restarted = np.ones(self.batch, dtype=bool)
+        self._deal_again_where_over(np.arange(self.batch))
         self._run_opponents()  # every game to the learner's turn, with or without ready_share
         return self.observe()
 
@@ -418,6 +419,18 @@ class LearnerGames:
         if self.table is not None:
             self.table.start_matches(games)
         engine.reset_games(self.state, games, seeds, autoplay=self._autoplay())
+        self._deal_again_where_over(games)
+
+    def _deal_again_where_over(self, games: np.ndarray) -> None:
+        # A deal can end its match before anyone decides: the forced decisions of the
+        # opening (a cover the stock can only feed with the card just played, docs/rules.md
+        # §8) run the first round to max_turns and it is truncated. No seat chose
+        # anything there, so the game is dealt again with its next seed, as an episode
+        # that ends before the learner acts is dropped.
+        state = self.state
+        over = games[state.terminated[games] | state.truncated[games]]
+        if over.size:
+            self._restart(over)
 
     def _run_opponents(self, stragglers: int = 0) -> None:
         """Let the opponents move until the learner is to act in every game but
