@@ -1,10 +1,13 @@
-"""A deal that ends its match before anyone decides (docs/rules.md §8) and the learner's table.
+"""A deal that ends its match before anyone decides (docs/rules.md §8): the learner's table
+and the AEC env deal the next seed instead.
 
 At six classic players one deal of seed :data:`STUCK` leaves the dealer with the whole stock
 and an eight to cover that only the other eight covers: the forced decisions alternate the
 two eights through the reshuffles until ``max_turns`` truncates the match inside the deal.
 The learner's table must deal such a game again, at its first reset and at an auto-reset in
-the middle of a run (a training run stopped on it with ``seat must be in 0..5, got [-1, ...]``).
+the middle of a run (a training run stopped on it with ``seat must be in 0..5, got [-1, ...]``),
+and the AEC env's ``reset`` must select an agent of the next seed's match (it failed with no
+``agent_selection``).
 """
 
 from __future__ import annotations
@@ -81,3 +84,24 @@ def test_an_auto_reset_onto_such_a_deal_deals_again(monkeypatch: pytest.MonkeyPa
     assert live_at_learner_turn(games, 0) and live_at_learner_turn(games, 1)
     assert games.state.matches_played[0] > played_before  # the stuck deal was played out
     games.step(games.masks().argmax(axis=1))
+
+
+def test_the_aec_env_deals_the_next_seed_for_such_a_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``reset(seed=S)`` that lands on the stuck deal plays the next seed's match instead:
+    an agent is selected, with a legal action, and nothing is over."""
+    from sto_odno_env import sto_odno_v0
+    from sto_odno_env.envs import aec
+    from sto_odno_env.game import rng
+
+    monkeypatch.setattr(aec.rng, "game_seeds", lambda seed, n: np.full(n, STUCK, np.int64))
+    env = sto_odno_v0.env(rules="classic", players=PLAYERS, record=True)
+    env.reset(seed=1)
+    expected = engine.init("classic", PLAYERS, 1, seeds=rng.next_seeds(np.array([STUCK])))
+    assert not expected.done[0]
+    observation, reward, terminated, truncated, _ = env.last()
+    assert not terminated and not truncated and reward == 0
+    assert env.agent_selection == env.possible_agents[int(expected.current_player[0])]
+    assert observation["action_mask"].any()
+    assert not any(env.terminations.values()) and not any(env.truncations.values())
+    assert len(env.unwrapped.record()) < 100  # the record is the new deal's, not the stuck one's
+    env.step(int(np.flatnonzero(observation["action_mask"])[0]))

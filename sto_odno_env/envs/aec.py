@@ -212,7 +212,8 @@ class raw_env(AECEnv, EzPickle):
         return RecentMoves() if self.render_mode in ("ansi", "human") else None
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a match. ``reset(seed=S)`` plays the game ``engine.init(..., seed=S)`` plays.
+        """Start a match. ``reset(seed=S)`` plays the game ``engine.init(..., seed=S)`` plays
+        (or, where that deal ends its match before anyone decides, the next seed's game).
 
         ``options={"state": state}`` starts from an engine state of one game instead (for
         example a hand-made deal from :mod:`sto_odno_env.records.scenario`); it is copied.
@@ -229,10 +230,19 @@ class raw_env(AECEnv, EzPickle):
                 match_seed = int(rng.next_seeds(np.array([self._seed]))[0])
             else:
                 match_seed = int(np.random.SeedSequence().generate_state(2, np.uint64)[0] >> 1)
-            self._seed = match_seed
             self._game = engine.init(
                 self.rules, self.players, 1, seeds=[match_seed], trace=self._moves
             )
+            # A deal can end its match before anyone decides: the opening's forced
+            # decisions alone can run the first round to max_turns (docs/rules.md §8). No
+            # seat chose anything there, so the next seed is dealt, as the learner's table does.
+            while self._game.done[0]:
+                match_seed = int(rng.next_seeds(np.array([match_seed]))[0])
+                self._moves = self._new_trace()
+                self._game = engine.init(
+                    self.rules, self.players, 1, seeds=[match_seed], trace=self._moves
+                )
+            self._seed = match_seed
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
