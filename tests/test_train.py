@@ -206,7 +206,7 @@ def test_self_play_gae_follows_each_seats_own_chain():
         (["epochs=2.5"], "epochs=2.5 is not allowed; allowed: an integer > 0"),
         (["anneal_lr=maybe"], "anneal_lr='maybe' is not allowed; allowed: true or false"),
         (["league.bogus=1"], "unknown key 'league.bogus'"),
-        (["reward=points"], "reward='points' is not allowed; allowed: match or round"),
+        (["reward=points"], "reward='points' is not allowed; allowed: match, round or first"),
         (["novalue"], "override 'novalue' is not key=value"),
         (["--players", "7"], "--players: players=7 is not allowed; allowed: an integer 2..6"),
         (["--players", "two"], "--players: players='two' is not allowed; allowed: an integer"),

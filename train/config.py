@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from sto_odno_env.envs.table_config import REWARDS
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = REPO / "configs" / "train" / "ppo.yaml"
 TRAINING_DOC = REPO / "docs" / "training.md"
@@ -264,10 +266,10 @@ class TrainConfig:
         section="rollout and update",
     )
     reward: str = key(
-        "match: +1/-1 (ties shared) at the match end; round: also -points/target at every "
-        "round end",
-        "match or round",
-        lambda v: v in ("match", "round"),
+        "match: +1 to -1 linear in the final place (ties shared); round: also -points/target "
+        "at every round end; first: +1 for first place alone, -1/(P-1) for any other",
+        "match, round or first",
+        lambda v: v in REWARDS,
         section="rollout and update",
     )
     hidden: tuple[int, ...] = key(
@@ -495,6 +497,12 @@ def build(flat: Mapping[str, Any], source: str = "config") -> TrainConfig:
     weights = [league[name] for name in ("current", "snapshots", *BOTS)]
     if sum(weights) <= 0:
         raise ConfigError("league: every weight is 0; at least one must be > 0")
+    if flat["reward"] == "first" and flat["self_play_games"]:
+        # The self-play games reset in the engine, where the step that decides a seat's
+        # place is not told apart from the others.
+        raise ConfigError(
+            "reward=first is not allowed with self_play_games > 0; allowed: match or round"
+        )
     top = {name: flat[name] for name in FIELDS if "." not in name}
     return TrainConfig(**top, league=LeagueConfig(**league))
 

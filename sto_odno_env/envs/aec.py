@@ -17,9 +17,9 @@ A thin layer over the batched engine (:mod:`sto_odno_env.game.engine`) with a ba
 ``"classic"``), ``players`` (2–6, default 2), ``render_mode`` (None, ``"ansi"``,
 ``"human"``, ``"rgb_array"``: a picture of the table with every hand face up, from
 :mod:`sto_odno_env.views.picture`; offered only where Pillow is installed),
-``reward`` (``"match"`` or ``"round"``), ``illegal_action`` (``"penalize"``, the default,
-or ``"raise"``), ``eliminated`` (``"leave"``, the default, or ``"stay"``), ``record`` (keep
-the match's record events: ``env.unwrapped.record()``).
+``reward`` (``"match"``, ``"round"`` or ``"first"``), ``illegal_action`` (``"penalize"``,
+the default, or ``"raise"``), ``eliminated`` (``"leave"``, the default, or ``"stay"``),
+``record`` (keep the match's record events: ``env.unwrapped.record()``).
 ``reset(options={"state": state})`` starts from a given engine state of one game.
 
 **Observation.** The seat's own view (:mod:`sto_odno_env.views.observation`, ``LAYOUT``): its
@@ -37,7 +37,9 @@ zero-sum by final ranking: +1 for the first to −1 for the last, linear in the 
 with two players; tied players share). Under ``last_survivor`` an eliminated player gets
 its reward when it goes out (its place is final then) and leaves ``agents`` through the
 dead-step convention. ``reward="round"``: in addition, at each round end every player in
-that round gets −(points it scored in the round) / target. A truncated match (docs/rules.md §8)
+that round gets −(points it scored in the round) / target. ``reward="first"``: instead of
+the match reward, +1 for first place alone and −1/(P−1) for any other place (a tie for
+first included), paid when the match reward would be. A truncated match (docs/rules.md §8)
 gives no terminal reward (players eliminated earlier keep theirs).
 
 **Eliminated players** (``last_survivor`` with 3 or more players). ``eliminated="leave"``
@@ -85,6 +87,7 @@ from ..game.rules import Rules
 from ..views import picture
 from ..views.observation import global_state, observation_space, observe_one, state_space
 from ..views.render import RecentMoves, render_game
+from .rewards import first_place
 from .table_config import TableConfig
 
 ENV_NAME = "sto_odno_v0"
@@ -310,6 +313,14 @@ class raw_env(AECEnv, EzPickle):
         step_rewards = rewards[0].astype(float)
         if self.reward_mode == "round" and game.rounds_ended[0]:
             step_rewards -= game.round_points[0] / self.rules.target
+        elif self.reward_mode == "first":
+            # Each seat is paid its place once: in the step that puts it out or ends the
+            # match with it still in (a middle place pays 0, so the payment cannot tell).
+            seats = np.arange(self.players)
+            was_in = (in_before >> seats) & 1 == 1
+            now_in = (int(game.in_match[0]) >> seats) & 1 == 1
+            decided = was_in & (~now_in | bool(game.terminated[0]))
+            step_rewards = np.where(decided, first_place(step_rewards, self.players), step_rewards)
         paid = step_rewards.tolist()
         self.rewards = {a: paid[self.agent_seat[a]] for a in self.agents}
         self._accumulate_rewards()

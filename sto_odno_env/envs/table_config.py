@@ -27,7 +27,7 @@ from ..bots.policy import as_policy
 from ..bots.registry import resolve_opponents
 from ..game.rules import Rules, load_rules
 
-REWARDS = ("match", "round")
+REWARDS = ("match", "round", "first")
 ILLEGAL = ("raise", "penalize")
 
 
@@ -43,8 +43,9 @@ class TableConfig:
       :class:`~sto_odno_env.envs.learner.LearnerGames`);
       registry names (``"expert"``, a checkpoint path) load that agent; None: random play;
     * ``learner_seat``: the learner's seat, or None for a random seat every match;
-    * ``reward``: ``"match"`` (the final ranking) or ``"round"`` (also −points/target at
-      every round end);
+    * ``reward``: ``"match"`` (the final ranking), ``"round"`` (also −points/target at
+      every round end) or ``"first"`` (+1 for first place alone, −1/(P−1) for any other:
+      :func:`~sto_odno_env.envs.rewards.first_place`);
     * ``illegal_action``: ``"raise"`` (IllegalActionError) or ``"penalize"`` (−1, and the
       episode ends);
     * ``workers``: processes that step the games (:mod:`sto_odno_env.envs.sharded`); the vector
