@@ -22,9 +22,9 @@ def test_first_place_maps_only_a_sole_first() -> None:
     assert first_place(np.array([1.0, -1.0]), 2).tolist() == [1.0, -1.0]
 
 
-def play_rewards(reward: str, players: int, seed: int) -> tuple[list[dict], object]:
+def play_rewards(rules: str, reward: str, players: int, seed: int) -> tuple[list[dict], object]:
     """Every live step's rewards of one AEC match of random legal actions."""
-    env = sto_odno_v0.env(rules="classic", players=players, reward=reward)
+    env = sto_odno_v0.env(rules=rules, players=players, reward=reward)
     env.reset(seed=seed)
     generator = np.random.default_rng(seed)
     paid = []
@@ -38,12 +38,14 @@ def play_rewards(reward: str, players: int, seed: int) -> tuple[list[dict], obje
     return paid, env.unwrapped.engine_state()
 
 
-@pytest.mark.parametrize("players", [3, 4])
-def test_aec_pays_each_player_once_by_first_place(players: int) -> None:
+# last_survivor (classic): the others go out before the match ends; first_loser (yard):
+# the match ends with every player still in, ranked by total.
+@pytest.mark.parametrize(("rules", "players"), [("classic", 3), ("classic", 4), ("yard", 3)])
+def test_aec_pays_each_player_once_by_first_place(rules: str, players: int) -> None:
     checked = 0
     for seed in range(5):
-        first, state = play_rewards("first", players, seed)
-        match, _ = play_rewards("match", players, seed)
+        first, state = play_rewards(rules, "first", players, seed)
+        match, _ = play_rewards(rules, "match", players, seed)
         assert len(first) == len(match)  # the same match: rewards do not change play
         if not state.terminated[0]:
             continue
@@ -57,12 +59,14 @@ def test_aec_pays_each_player_once_by_first_place(players: int) -> None:
     assert checked >= 3
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_learner_rewards_are_the_match_rewards_mapped(players: int) -> None:
+@pytest.mark.parametrize(
+    ("rules", "players"), [("classic", 2), ("classic", 3), ("classic", 4), ("nines", 3)]
+)
+def test_learner_rewards_are_the_match_rewards_mapped(rules: str, players: int) -> None:
     """The learner's episodes under both modes, with the same deterministic actions: the
     same ends, and each ended episode's reward is its match reward's first-place value."""
     runs = {  # random opponents (the engine plays them): many short matches
-        mode: LearnerGames("classic", players, 64, opponents=None, reward=mode, seed=3)
+        mode: LearnerGames(rules, players, 64, opponents=None, reward=mode, seed=3)
         for mode in ("match", "first")
     }
     for games in runs.values():

@@ -87,7 +87,7 @@ from ..game.rules import Rules
 from ..views import picture
 from ..views.observation import global_state, observation_space, observe_one, state_space
 from ..views.render import RecentMoves, render_game
-from .rewards import first_place
+from .rewards import pay_first_place
 from .table_config import TableConfig
 
 ENV_NAME = "sto_odno_v0"
@@ -314,13 +314,14 @@ class raw_env(AECEnv, EzPickle):
         if self.reward_mode == "round" and game.rounds_ended[0]:
             step_rewards -= game.round_points[0] / self.rules.target
         elif self.reward_mode == "first":
-            # Each seat is paid its place once: in the step that puts it out or ends the
-            # match with it still in (a middle place pays 0, so the payment cannot tell).
-            seats = np.arange(self.players)
-            was_in = (in_before >> seats) & 1 == 1
-            now_in = (int(game.in_match[0]) >> seats) & 1 == 1
-            decided = was_in & (~now_in | bool(game.terminated[0]))
-            step_rewards = np.where(decided, first_place(step_rewards, self.players), step_rewards)
+            step_rewards = pay_first_place(
+                step_rewards,
+                np.arange(self.players),
+                in_before,
+                int(game.in_match[0]),
+                bool(game.terminated[0]),
+                self.players,
+            )
         paid = step_rewards.tolist()
         self.rewards = {a: paid[self.agent_seat[a]] for a in self.agents}
         self._accumulate_rewards()

@@ -45,7 +45,7 @@ from ..bots.policy import RandomPolicy, as_policy
 from ..game import engine, rng
 from ..game.rules import Rules
 from ..views.observation import obs_size, observe, observe_one
-from .rewards import first_place
+from .rewards import pay_first_place
 from .table_config import TableConfig, table_config
 
 
@@ -361,13 +361,10 @@ class LearnerGames:
             points = state.round_points[games, learner] / self.rules.target
             gained = gained - np.where(ended & was_in, points, 0.0)
         elif self.reward_mode == "first":
-            # The learner is paid its place once: in the step that puts it out or ends
-            # the match with it still in (a middle place pays 0, so the payment alone
-            # cannot tell).
-            was_in = (in_before.astype(np.intp) >> learner) & 1 == 1
-            now_in = (state.in_match[games].astype(np.intp) >> learner) & 1 == 1
-            decided = was_in & (~now_in | state.terminated[games])
-            gained = np.where(decided, first_place(gained, self.players), gained)
+            gained = pay_first_place(
+                gained, learner, in_before, state.in_match[games], state.terminated[games],
+                self.players,
+            )  # fmt: skip
         self._episode_reward[games] += gained
 
     def _end_finished(self, games: np.ndarray) -> np.ndarray:
