@@ -62,6 +62,7 @@ CHEAP = {
     "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-vs-expert.yaml": (
         CHEAP_PPO
     ),
+    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-first.yaml": (CHEAP_PPO),
     "python train/distill.py --policy ppo-classic --players 4 --decisions 100000 "
     "--out runs/distill": "--decisions 40 --batch 16 --teacher search:samples=2 --epochs 1",
     "python train/rllib_ppo.py --env-runners 2 --num-envs 256 --minutes 30 --out runs/rllib": (
@@ -197,9 +198,10 @@ def test_bash_block_runs(code: str, tmp_path: Path) -> None:
 
 
 def scratch(tmp_path: Path) -> Path:
-    """A working directory with the repository's scripts, configs and shipped policies'
-    configs (sto_odno_env/bots/policies/*.yaml), and no runs/."""
-    for name in ("train", "configs", "sto_odno_env"):
+    """A working directory with the repository's scripts, configs, shipped policies'
+    configs (sto_odno_env/bots/policies/*.yaml) and docs (a config may warm-start from a
+    stage kept there), and no runs/."""
+    for name in ("train", "configs", "sto_odno_env", "docs"):
         (tmp_path / name).symlink_to(REPO / name)
     return tmp_path
 
