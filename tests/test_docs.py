@@ -62,7 +62,7 @@ CHEAP = {
     "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-vs-expert.yaml": (
         CHEAP_PPO
     ),
-    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-first.yaml": (CHEAP_PPO),
+    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-first.yaml": CHEAP_PPO,
     "python train/distill.py --policy ppo-classic --players 4 --decisions 100000 "
     "--out runs/distill": "--decisions 40 --batch 16 --teacher search:samples=2 --epochs 1",
     "python train/rllib_ppo.py --env-runners 2 --num-envs 256 --minutes 30 --out runs/rllib": (

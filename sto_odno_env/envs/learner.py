@@ -362,9 +362,13 @@ class LearnerGames:
             gained = gained - np.where(ended & was_in, points, 0.0)
         elif self.reward_mode == "first":
             gained = pay_first_place(
-                gained, learner, in_before, state.in_match[games], state.terminated[games],
+                gained,
+                learner,
+                in_before,
+                state.in_match[games],
+                state.terminated[games],
                 self.players,
-            )  # fmt: skip
+            )
         self._episode_reward[games] += gained
 
     def _end_finished(self, games: np.ndarray) -> np.ndarray:
