@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
 
@@ -367,8 +368,12 @@ def test_ship_and_plot_curves_from_a_run(tmp_path):
     assert ship.main([str(tmp_path / "run"), "ppo-test-2p", "--dest", str(tmp_path / "ship")]) == 0
     shipped = torch.load(tmp_path / "ship" / "ppo-test-2p.pt", weights_only=True)
     assert "training" not in shipped and shipped["players"] == [2]
-    assert (tmp_path / "ship" / "ppo-test-2p.yaml").is_file()
-    assert json.loads((tmp_path / "ship" / "ppo-test-2p.json").read_text())["evaluations"]
+    config = yaml.safe_load((tmp_path / "ship" / "ppo-test-2p.yaml").read_text())
+    record = (tmp_path / "ship" / "ppo-test-2p.json").read_text()
+    assert json.loads(record)["evaluations"]
+    # The run's folder is recorded where the shipped config trains, not where it ran.
+    assert config["out"] == "runs/ppo-test-2p"
+    assert str(tmp_path) not in record and '"runs/ppo-test-2p/policy.pt"' in record
     load(str(tmp_path / "ship" / "ppo-test-2p.pt"), "classic", 2)
     assert ship.main([str(tmp_path / "nowhere"), "x"]) == 2
     assert plot_curves.main([str(tmp_path / "run") + "=tiny", "--out", str(tmp_path / "c")]) == 0

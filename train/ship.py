@@ -3,7 +3,9 @@
 Copies the run's policy (``best.pt``, the best evaluated, or ``policy.pt``, the latest)
 into ``sto_odno_env/bots/policies/NAME.pt`` without the training state (weights and what they were
 trained for only), with the run's config as ``NAME.yaml`` and its training summary and
-evaluations as ``NAME.json`` beside it. ``agents.load(NAME)`` then plays it.
+evaluations as ``NAME.json`` beside it. ``agents.load(NAME)`` then plays it. The run's
+output folder, wherever it was, is recorded as ``runs/NAME`` in both, so that a shipped
+file names no path of the machine it was trained on and its config reruns in a checkout.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import csv
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -39,19 +42,36 @@ def main(argv: list[str] | None = None) -> int:
     dest = Path(args.dest)
     dest.mkdir(parents=True, exist_ok=True)
     write_atomic(dest / f"{args.name}.pt", policy)
-    config = json.loads(checkpoint["training"]["config"])
+    config = _relocated(json.loads(checkpoint["training"]["config"]), run, args.name)
     (dest / f"{args.name}.yaml").write_text(
         f"# train/ppo.py config of {args.name} (from {run.name})\n"
         + yaml.safe_dump(config, sort_keys=False)
     )
     with (run / "evaluations.csv").open() as handle:
         evaluations = list(csv.DictReader(handle))
-    summary = json.loads((run / "summary.json").read_text())
+    summary = _relocated(json.loads((run / "summary.json").read_text()), run, args.name)
     record = {"name": args.name, "source": source.name, "summary": summary,
               "evaluations": evaluations}  # fmt: skip
     (dest / f"{args.name}.json").write_text(json.dumps(record, indent=1) + "\n")
     print(f"shipped {source} as {dest / (args.name + '.pt')}")
     return 0
+
+
+def _relocated(value: Any, run: Path, name: str) -> Any:
+    """``value`` with every path in the run's folder (absolute or relative to here)
+    rewritten to the same path under ``runs/NAME``, the folder the shipped config trains
+    into."""
+    if isinstance(value, dict):
+        return {key: _relocated(item, run, name) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_relocated(item, run, name) for item in value]
+    if isinstance(value, str) and "/" in value:
+        try:
+            inside = Path(value).resolve().relative_to(run.resolve())
+        except (ValueError, OSError):
+            return value
+        return Path("runs", name, inside).as_posix()
+    return value
 
 
 if __name__ == "__main__":
