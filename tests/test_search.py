@@ -129,11 +129,14 @@ def test_search_arguments():
     assert (agent.samples, agent.pool, agent.floor) == (3, 2, 0.5)
     assert type(agent.default_policy).__name__ == "ExpertAgent"
     assert type(agent.model).__name__ == "GreedyAgent"
-    # The rollouts are the table's own shipped policy, the rule set's policy for every
-    # count where none is trained for the count alone, and the expert's where none claims it.
-    from sto_odno_env.bots.registry import search_policy_name
+    # The rollouts are the policy measured best for the table, else the table's own
+    # shipped policy, the rule set's policy for every count where none is trained for the
+    # count alone, and the expert's where none claims it.
+    from sto_odno_env.bots.registry import SEARCH_POLICIES, search_policy_name
 
     assert search_policy_name(load_rules("classic"), 2) == "ppo-classic-2p"
+    assert search_policy_name(load_rules("classic"), 4) == SEARCH_POLICIES["classic", 4]
+    assert search_policy_name(load_rules("classic"), 4) != "ppo-classic-4p"
     assert search_policy_name(load_rules("classic"), 3) == "ppo-classic"
     assert search_policy_name(load_rules("ukrainian"), 3) == "ppo-ukrainian"
     assert search_policy_name(load_rules("nines"), 5) == "expert"
