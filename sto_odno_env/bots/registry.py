@@ -56,7 +56,7 @@ def shipped_counts(name: str) -> list[int]:
 
 
 # Rollout policies of ``search`` measured better than the naming rule's choice for a
-# table: at 4 players ``ppo-classic-first`` (first-place reward) lifts `search` to 0.398
+# table: at 4 players ``ppo-classic-first`` (first-place reward) lifts `search` to 0.374
 # first place against three experts, where ``ppo-classic-4p`` gave 0.346 on the same 2,000
 # duplicate deals (docs/evaluation.md).
 SEARCH_POLICIES: dict[tuple[str, int], str] = {("classic", 4): "ppo-classic-first"}
