@@ -77,7 +77,7 @@ def test_the_belief_favours_deals_that_explain_the_last_play():
 def test_a_policy_model_gives_graded_weights():
     rules = load_rules("classic")
     observations = mid_round_observations(rules, 2)
-    agent = agents.load("search", rules, 2)  # ppo-classic-2p rolls out and models
+    agent = agents.load("search", rules, 2)  # a shipped policy rolls out and models
     assert agent.default_policy is agent.model
     assert hasattr(agent.model, "network")
     weights = agent.likelihood(from_observations(rules, observations, 8, seed=1))
@@ -134,9 +134,10 @@ def test_search_arguments():
     # count alone, and the expert's where none claims it.
     from sto_odno_env.bots.registry import SEARCH_POLICIES, search_policy_name
 
-    assert search_policy_name(load_rules("classic"), 2) == "ppo-classic-2p"
+    assert search_policy_name(load_rules("classic"), 2) == SEARCH_POLICIES["classic", 2]
     assert search_policy_name(load_rules("classic"), 4) == SEARCH_POLICIES["classic", 4]
     assert search_policy_name(load_rules("classic"), 4) != "ppo-classic-4p"
+    assert search_policy_name(load_rules("yard"), 2) == "ppo-yard"
     assert search_policy_name(load_rules("classic"), 3) == "ppo-classic"
     assert search_policy_name(load_rules("ukrainian"), 3) == "ppo-ukrainian"
     assert search_policy_name(load_rules("nines"), 5) == "expert"

@@ -56,10 +56,14 @@ def shipped_counts(name: str) -> list[int]:
 
 
 # Rollout policies of ``search`` measured better than the naming rule's choice for a
-# table: at 4 players ``ppo-classic-first`` (first-place reward) lifts `search` to 0.374
-# first place against three experts, where ``ppo-classic-4p`` gave 0.346 on the same 2,000
-# duplicate deals (docs/evaluation.md).
-SEARCH_POLICIES: dict[tuple[str, int], str] = {("classic", 4): "ppo-classic-first"}
+# table (docs/evaluation.md, 2,000 duplicate matches each): heads-up, the best shipped
+# policy's rollouts beat it 0.567 where ``ppo-classic-2p``'s beat it 0.530 on the same
+# deals; at 4 players ``ppo-classic-first`` (first-place reward) lifts `search` to 0.374
+# first place against three experts, where ``ppo-classic-4p`` gave 0.346 on the same deals.
+SEARCH_POLICIES: dict[tuple[str, int], str] = {
+    ("classic", 2): "ppo-classic-2p-long",
+    ("classic", 4): "ppo-classic-first",
+}
 
 
 def search_policy_name(rules: Rules, players: int | None) -> str:
