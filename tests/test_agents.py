@@ -580,6 +580,29 @@ def test_policy_file_round_trip(tmp_path, torch):
     run_games("yard", 4, [agent, ExpertAgent("yard")], batch=4, steps=20, seed=0)
 
 
+def test_a_policy_file_with_its_critic_gives_the_critics_values(tmp_path, torch):
+    from sto_odno_env.bots.checkpoint import policy_record, with_value, write_atomic
+
+    torch.manual_seed(1)
+    actor, critic = build_network(OBS_SIZE, [16], NUM_ACTIONS), build_network(OBS_SIZE, [16], 1)
+    path = tmp_path / "with-critic.pt"
+    write_atomic(path, with_value(policy_record(actor, [16]), critic.state_dict(), "first"))
+    agent = agents.load(str(path))
+    obs, _ = some_decisions("classic", players=2, batch=16)
+    with torch.no_grad():
+        expected = critic(torch.as_tensor(obs)).squeeze(-1).numpy()
+    np.testing.assert_allclose(agent.values(obs), expected, rtol=1e-6)
+    assert agent.value_reward == "first"
+    # A file without a critic loads as before and says so when asked for values.
+    save_policy(path, actor, [16])
+    plain = agents.load(str(path))
+    assert plain.value_network is None
+    with pytest.raises(ValueError, match="shipped without a value network"):
+        plain.values(obs)
+    with pytest.raises(CheckpointError, match="value reward 'points' is unknown"):
+        with_value(policy_record(actor, [16]), critic.state_dict(), "points")
+
+
 def corrupt_files(tmp_path, torch):
     good = build_network(OBS_SIZE, [8], NUM_ACTIONS).state_dict()
     files = {}
@@ -615,6 +638,11 @@ def corrupt_files(tmp_path, torch):
             "num_actions": NUM_ACTIONS,
         },
     }
+    whole = {"format": "sto-odno-policy", "version": 2, "obs_size": OBS_SIZE, "hidden": [8],
+             "num_actions": NUM_ACTIONS, "state_dict": good}  # fmt: skip
+    critic = build_network(OBS_SIZE, [8], 1).state_dict()
+    entries["unknown value reward"] = {**whole, "value_state_dict": critic, "value_reward": "x"}
+    entries["wrong value weights"] = {**whole, "value_state_dict": good, "value_reward": "first"}
     for key, value in entries.items():
         files[key] = tmp_path / (key.replace(" ", "_") + ".pt")
         torch.save(value, files[key])
@@ -633,6 +661,8 @@ EXPECTED = {
     "wrong obs size": f"trained for observations of {OBS_SIZE - 1} and {NUM_ACTIONS} actions",
     "wrong weights": "has weights that do not fit its network",
     "no weights": "has weights that do not fit its network",
+    "unknown value reward": "has value reward 'x'; allowed: match, round, first",
+    "wrong value weights": "has value weights that do not fit its network",
 }
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from sto_odno_env import sto_odno_v0
 from sto_odno_env.envs.learner import LearnerGames
-from sto_odno_env.envs.rewards import first_place
+from sto_odno_env.game.rewards import first_place
 
 
 def expected_first(match_total: float, players: int) -> float:

@@ -142,6 +142,18 @@ def test_search_arguments():
     assert search_policy_name(load_rules("ukrainian"), 3) == "ppo-ukrainian"
     assert search_policy_name(load_rules("nines"), 5) == "expert"
     assert search_policy_name(load_rules("classic"), None) == "expert"
+    # Where a table's default values rollouts otherwise, its policy ships the critic that
+    # takes; a policy or outcome given by name replaces the table's default.
+    from sto_odno_env.bots.registry import SEARCH_OUTCOMES
+
+    for (rules_name, players), outcome in SEARCH_OUTCOMES.items():
+        default = agents.load("search", rules_name, players)
+        assert default.outcome == outcome
+        assert agents.load("search:samples=8", rules_name, players).outcome == outcome
+        assert agents.load("search:policy=expert", rules_name, players).outcome == "table"
+        if outcome == "value":
+            assert default.default_policy.value_network is not None
+    assert agents.load("search", "classic", 2).outcome == "table"
     policy = agents.load("search", "ukrainian", 3).default_policy
     assert type(policy).__name__ == "TorchPolicyAgent"
     assert type(agents.load("search", "nines", 5).default_policy).__name__ == "ExpertAgent"
@@ -187,5 +199,60 @@ def test_search_with_the_standing_outcome_plays_legal_moves():
     masks = engine.unpack_actions(state.legal_bits[live], rules.num_actions)
     chosen = agent.act(obs, masks)
     assert masks[np.arange(len(chosen)), chosen].all()
-    with pytest.raises(AgentError, match="outcome must be one of table, standing"):
+    with pytest.raises(AgentError, match="outcome must be one of table, standing, value"):
         agents.load("search:outcome=first", rules, 4)
+
+
+def policy_with_critic(tmp_path, rules, reward="first", seed=0):
+    """A policy file with an untrained actor and critic, loaded as an agent."""
+    import torch
+
+    from sto_odno_env.bots.checkpoint import build_network, policy_record, with_value, write_atomic
+    from sto_odno_env.views.observation import obs_size
+
+    torch.manual_seed(seed)
+    width = obs_size(rules)
+    actor = build_network(width, [16], rules.num_actions)
+    critic = build_network(width, [16], 1)
+    path = tmp_path / "critic.pt"
+    record = policy_record(actor, [16], rules.to_dict())
+    write_atomic(path, with_value(record, critic.state_dict(), reward))
+    return path
+
+
+def test_the_value_outcome_is_the_critics_estimate_of_seat_0_or_its_decided_place(tmp_path):
+    """``outcome="value"``: a rollout ends in the critic's value of seat 0's observation of
+    the sampled deal, or in the reward of a place decided within it."""
+    rules = load_rules("classic")
+    path = policy_with_critic(tmp_path, rules)
+    agent = agents.load(f"search:samples=2,horizon=1,outcome=value,policy={path}", rules, 4)
+    policy = agent.default_policy
+    state = engine.init(rules, 4, 6, seed=5)
+    masks = engine.unpack_actions(state.legal_bits, rules.num_actions)
+    actions = np.argmax(masks, axis=1)
+    stepped = state.take(np.arange(6))
+    engine.step(stepped, actions)
+    values = agent._rollout(state.take(np.arange(6)), actions)
+    open_games = np.flatnonzero(stepped.rounds_ended == 0)
+    assert open_games.size
+    expected = policy.values(observe(stepped, np.zeros(open_games.size, np.intp), games=open_games))
+    np.testing.assert_allclose(values[open_games], expected)
+    # Seat 0 out with the worst place, and a match seat 0 ended in first place.
+    stepped.in_match[0] = 0b1110
+    stepped.step_terminated[1] = True
+    games = np.array([0, 1])
+    decided = agent._learned_value(stepped, games, np.array([-1.0, 1.0]))
+    np.testing.assert_allclose(decided, [-1 / 3, 1.0])
+
+
+def test_the_value_outcome_needs_a_policy_with_a_critic(tmp_path):
+    rules = load_rules("classic")
+    with pytest.raises(AgentError, match="needs a rollout policy shipped with its value network"):
+        agents.load("search:outcome=value,policy=expert", rules, 4)
+    path = policy_with_critic(tmp_path, rules)
+    agent = agents.load(f"search:samples=4,horizon=6,outcome=value,policy={path}", rules, 4)
+    state = engine.init(rules, 4, 6, seed=9)
+    obs = observe(state, state.current_player.astype(np.intp))
+    masks = engine.unpack_actions(state.legal_bits, rules.num_actions)
+    chosen = agent.act(obs, masks)
+    assert masks[np.arange(len(chosen)), chosen].all()

@@ -368,6 +368,17 @@ def test_ship_and_plot_curves_from_a_run(tmp_path):
     assert ship.main([str(tmp_path / "run"), "ppo-test-2p", "--dest", str(tmp_path / "ship")]) == 0
     shipped = torch.load(tmp_path / "ship" / "ppo-test-2p.pt", weights_only=True)
     assert "training" not in shipped and shipped["players"] == [2]
+    # The default ships the best evaluated policy, whose critic is not kept; the latest
+    # ships with the checkpoint's critic and the reward it estimates.
+    assert "value_state_dict" not in shipped
+    assert ship.main([str(tmp_path / "run"), "latest", "--which", "latest", "--dest",
+                      str(tmp_path / "ship")]) == 0  # fmt: skip
+    latest = torch.load(tmp_path / "ship" / "latest.pt", weights_only=True)
+    checkpoint = torch.load(tmp_path / "run" / "checkpoint.pt", weights_only=True)
+    critic = checkpoint["training"]["critic"]
+    assert latest["value_reward"] == "match" and latest["value_state_dict"].keys() == critic.keys()
+    assert all((latest["value_state_dict"][k] == critic[k]).all() for k in critic)
+    assert load(str(tmp_path / "ship" / "latest.pt"), "classic", 2).value_network is not None
     config = yaml.safe_load((tmp_path / "ship" / "ppo-test-2p.yaml").read_text())
     record = (tmp_path / "ship" / "ppo-test-2p.json").read_text()
     assert json.loads(record)["evaluations"]

@@ -3,7 +3,10 @@
 Copies the run's policy (``best.pt``, the best evaluated, or ``policy.pt``, the latest)
 into ``sto_odno_env/bots/policies/NAME.pt`` without the training state (weights and what they were
 trained for only), with the run's config as ``NAME.yaml`` and its training summary and
-evaluations as ``NAME.json`` beside it. ``agents.load(NAME)`` then plays it. The run's
+evaluations as ``NAME.json`` beside it. ``agents.load(NAME)`` then plays it. Where the
+policy is the checkpoint's (``--which latest``), the critic trained beside it is shipped
+too, with the reward mode it estimates (``search:outcome=value`` values its rollouts with
+it); ``best.pt``'s critic is not kept, so ``best`` ships the actor alone. The run's
 output folder, wherever it was, is recorded as ``runs/NAME`` in both, so that a shipped
 file names no path of the machine it was trained on and its config reruns in a checkout.
 """
@@ -19,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from sto_odno_env.bots.checkpoint import CheckpointError, read, write_atomic
+from sto_odno_env.bots.checkpoint import CheckpointError, read, with_value, write_atomic
 from sto_odno_env.bots.registry import POLICY_DIR
 
 
@@ -39,10 +42,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     policy.pop("training", None)
+    trained = json.loads(checkpoint["training"]["config"])
+    if _same_weights(policy["state_dict"], checkpoint["state_dict"]):
+        policy = with_value(policy, checkpoint["training"]["critic"], trained["reward"])
     dest = Path(args.dest)
     dest.mkdir(parents=True, exist_ok=True)
     write_atomic(dest / f"{args.name}.pt", policy)
-    config = _relocated(json.loads(checkpoint["training"]["config"]), run, args.name)
+    config = _relocated(trained, run, args.name)
     (dest / f"{args.name}.yaml").write_text(
         f"# train/ppo.py config of {args.name} (from {run.name})\n"
         + yaml.safe_dump(config, sort_keys=False)
@@ -53,8 +59,16 @@ def main(argv: list[str] | None = None) -> int:
     record = {"name": args.name, "source": source.name, "summary": summary,
               "evaluations": evaluations}  # fmt: skip
     (dest / f"{args.name}.json").write_text(json.dumps(record, indent=1) + "\n")
-    print(f"shipped {source} as {dest / (args.name + '.pt')}")
+    critic = " with its critic" if "value_state_dict" in policy else ""
+    print(f"shipped {source}{critic} as {dest / (args.name + '.pt')}")
     return 0
+
+
+def _same_weights(first: dict, second: dict) -> bool:
+    return first.keys() == second.keys() and all(
+        first[key].shape == second[key].shape and bool((first[key] == second[key]).all())
+        for key in first
+    )
 
 
 def _relocated(value: Any, run: Path, name: str) -> Any:

@@ -6,6 +6,10 @@
   ``{"format": "sto-odno-policy", "version": 2, "obs_size", "hidden", "num_actions",
   "state_dict", "rules", "players", "observation_version", "package_version"}``: an MLP
   (tanh) from the observation vector to action logits, and what it was trained for.
+  Optionally ``"value_state_dict"`` and ``"value_reward"``: the critic trained beside it
+  (the same MLP with one output, the seat's expected return) and the reward mode it
+  estimates (``"match"``, ``"round"`` or ``"first"``); the loaded agent then has a
+  :attr:`TorchPolicyAgent.value_network`, which ``search``'s ``outcome=value`` uses.
   Version 1 files (no players or versions) still load.
 * ``*.zip`` — a model saved by stable-baselines3 or sb3-contrib (MaskablePPO, PPO, ...),
   loaded on the CPU.
@@ -30,6 +34,7 @@ from .policy import BasePolicy
 FORMAT = "sto-odno-policy"
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
+VALUE_REWARDS = ("match", "round", "first")  # the reward modes a shipped critic may estimate
 
 
 class CheckpointError(ValueError):
@@ -70,12 +75,26 @@ def policy_record(
         "obs_size": obs_width,
         "hidden": list(hidden),
         "num_actions": num_actions,
-        "state_dict": {k: v.detach().cpu().clone() for k, v in network.state_dict().items()},
+        "state_dict": _cpu_copy(network.state_dict()),
         "rules": rules,
         "players": list(players) if players is not None else None,
         "observation_version": OBSERVATION_VERSION,
         "package_version": PACKAGE_VERSION,
     }
+
+
+def _cpu_copy(state_dict) -> dict[str, Any]:
+    return {key: value.detach().cpu().clone() for key, value in state_dict.items()}
+
+
+def with_value(data: dict[str, Any], critic_state: dict[str, Any], reward: str) -> dict[str, Any]:
+    """A policy file's entries ``data`` with a critic's weights ``critic_state`` (the MLP of
+    the policy with one output) and the reward mode it was trained on added."""
+    if reward not in VALUE_REWARDS:
+        raise CheckpointError(
+            f"value reward {reward!r} is unknown; allowed: {', '.join(VALUE_REWARDS)}"
+        )
+    return {**data, "value_state_dict": _cpu_copy(critic_state), "value_reward": reward}
 
 
 def network_sizes(rules: Rules | dict | str | None) -> tuple[int, int]:
@@ -195,9 +214,23 @@ class TorchPolicyAgent(BasePolicy):
 
     name = "checkpoint"
 
-    def __init__(self, network, path: str = ""):
+    def __init__(self, network, path: str = "", value_network=None, value_reward: str = "match"):
         self.network = network.eval()
         self.path = path
+        #: The critic shipped with the policy (observation -> expected return under
+        #: ``value_reward``), or None where the file holds none.
+        self.value_network = value_network.eval() if value_network is not None else None
+        self.value_reward = value_reward
+
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """(n,) the critic's expected return of each observation's seat (float64)."""
+        if self.value_network is None:
+            where = f" {self.path!r}" if self.path else ""
+            raise ValueError(f"policy{where} was shipped without a value network")
+        torch = _torch()
+        with torch.no_grad():
+            value = self.value_network(torch.as_tensor(np.asarray(observations, np.float32)))
+        return value.squeeze(-1).numpy().astype(np.float64)
 
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         torch = _torch()
@@ -256,7 +289,22 @@ def load(
         raise CheckpointError(
             f"checkpoint {str(path)!r} has weights that do not fit its network: {error}"
         ) from None
-    return TorchPolicyAgent(network, str(path))
+    if "value_state_dict" not in data:
+        return TorchPolicyAgent(network, str(path))
+    reward = data.get("value_reward")
+    if reward not in VALUE_REWARDS:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} has value reward {reward!r}; allowed: "
+            f"{', '.join(VALUE_REWARDS)}"
+        )
+    critic = build_network(data["obs_size"], list(data.get("hidden", [])), 1)
+    try:
+        critic.load_state_dict(data["value_state_dict"])
+    except RuntimeError as error:
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} has value weights that do not fit its network: {error}"
+        ) from None
+    return TorchPolicyAgent(network, str(path), value_network=critic, value_reward=reward)
 
 
 def _load_sb3(path: Path, rules: Rules | str | None) -> BasePolicy:

@@ -1,8 +1,8 @@
 """``agents.load(name, rules=..., players=...)``: an agent by name or checkpoint path.
 
 Names: ``random``, ``greedy``, ``expert``, ``rollout``, ``search``; ``rollout`` takes its
-budget as ``rollout:samples=16,horizon=20`` (also ``margin`` and ``outcome``: ``table`` or
-``standing``), ``search`` (policy-guided,
+budget as ``rollout:samples=16,horizon=20`` (also ``margin`` and ``outcome``: ``table``,
+``standing`` or ``value``), ``search`` (policy-guided,
 belief-weighted: :mod:`sto_odno_env.bots.search`) the same and ``pool``, ``floor``, ``policy`` and
 ``model`` (agent names), e.g. ``search:samples=8,policy=expert``. The trained policies shipped in
 ``sto_odno_env/bots/policies/`` load by their name (``ppo-classic-2p``, ...: :data:`SHIPPED`).
@@ -58,11 +58,20 @@ def shipped_counts(name: str) -> list[int]:
 # Rollout policies of ``search`` measured better than the naming rule's choice for a
 # table (docs/evaluation.md, 2,000 duplicate matches each): heads-up, the best shipped
 # policy's rollouts beat it 0.567 where ``ppo-classic-2p``'s beat it 0.530 on the same
-# deals; at 4 players ``ppo-classic-first`` (first-place reward) lifts `search` to 0.374
-# first place against three experts, where ``ppo-classic-4p`` gave 0.346 on the same deals.
+# deals; at 4 players ``ppo-classic-first`` (first-place reward) lifts `search` to 0.382
+# first place against three experts (0.374 with its third stage), where ``ppo-classic-4p``
+# gave 0.346 on the same deals.
 SEARCH_POLICIES: dict[tuple[str, int], str] = {
     ("classic", 2): "ppo-classic-2p-long",
     ("classic", 4): "ppo-classic-first",
+}
+# How ``search`` values its rollouts by default at a table where it rolls out with the
+# table's default policy (neither ``policy`` nor ``outcome`` given), where another
+# outcome than ``table`` was measured better: at 4 players ``ppo-classic-first``'s own
+# critic (``outcome=value``) takes first place against three experts 0.414, where the
+# same rollouts valued by the table's outcome take 0.382 on the same 2,000 deals.
+SEARCH_OUTCOMES: dict[tuple[str, int], str] = {
+    ("classic", 4): "value",
 }
 
 
@@ -97,6 +106,9 @@ def load(
     if base in BOTS:
         kwargs = _parse_params(name, base, params)
         if base == "search":  # its rollout policy and opponent model, by name
+            if "policy" not in kwargs and "outcome" not in kwargs:
+                outcome = SEARCH_OUTCOMES.get((rules.name, players))
+                kwargs.update({"outcome": outcome} if outcome else {})
             policy = kwargs.get("policy") or search_policy_name(rules, players)
             kwargs["policy"] = load(policy, rules, players, seed=seed)
             if "model" in kwargs:

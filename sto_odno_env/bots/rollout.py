@@ -23,6 +23,14 @@ already out counted as outlasted. Where the round's points relative to the table
 every opponent alike, this weighs the ones close to the target less and scores the
 finishing order that decides first place.
 
+With ``outcome="value"`` the default policy's critic values the rollout instead (a
+policy file shipped with its value network, ``TorchPolicyAgent.value_network``): at the
+round's end or the cut, seat 0's expected return as the critic sees it from seat 0's own
+observation of the sampled deal, under the reward the critic was trained on; a place
+decided within the rollout counts as that reward pays it (``reward="first"``: +1 for first
+place alone, −1/(P−1) otherwise). A first-place critic scores the standings that decide
+the match, which the table outcome only approximates by the round's points.
+
 All rollouts of all games in the batch run together in one engine batch, so the cost per
 decision is ``samples × legal actions`` games for ``horizon`` steps at most.
 """
@@ -32,12 +40,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..game import engine
+from ..game.rewards import first_place
 from ..game.rules import Rules, load_rules
 from ..views.determinise import from_observations
 from ..views.observation import observe
 from .policy import BasePolicy, as_policy
 
-OUTCOMES = ("table", "standing")
+OUTCOMES = ("table", "standing", "value")
 
 
 class RolloutAgent(BasePolicy):
@@ -69,6 +78,12 @@ class RolloutAgent(BasePolicy):
         self.horizon = horizon
         self.margin = margin
         self.default_policy = as_policy(default_policy or ExpertAgent(self.rules))
+        if outcome == "value" and getattr(self.default_policy, "value_network", None) is None:
+            raise ValueError(
+                "outcome value needs a rollout policy shipped with its value network "
+                "(a policy file with a critic, such as ppo-classic-first); "
+                f"{getattr(self.default_policy, 'name', 'this policy')!r} has none"
+            )
         self.seed(seed)
 
     def seed(self, seed: int | None) -> None:
@@ -150,7 +165,9 @@ class RolloutAgent(BasePolicy):
             reward[live] += step_rewards[live, 0]
             ended = live[(state.rounds_ended[live] > 0) | done[live]]
             if ended.size:
-                if self.outcome == "standing":
+                if self.outcome == "value":
+                    value[ended] = self._learned_value(state, ended, reward[ended])
+                elif self.outcome == "standing":
                     value[ended] = reward[ended] + _standing_value(
                         state, ended, state.totals[ended], target
                     )
@@ -170,6 +187,9 @@ class RolloutAgent(BasePolicy):
                 else None
             )
             step_actions = np.asarray(self.default_policy.act(obs, masks), dtype=np.int64)
+        if self.outcome == "value":
+            value[live] = self._learned_value(state, live, reward[live])
+            return value
         # Cut: count the points left in the hands.
         points = engine.hand_points(state, live).astype(np.float64)
         if self.outcome == "standing":
@@ -181,6 +201,23 @@ class RolloutAgent(BasePolicy):
             inside[:, 1:].sum(axis=1), 1
         )
         value[live] = reward[live] + (others - points[:, 0]) / target
+        return value
+
+    def _learned_value(self, state: engine.State, games: np.ndarray, paid: np.ndarray):
+        """Seat 0's outcome in ``games`` by the rollout policy's critic: its place's reward
+        where ``paid`` (the match reward paid to seat 0 in the rollout) was decided, the
+        critic's estimate from seat 0's observation where it is still in."""
+        policy = self.default_policy
+        decided = ((state.in_match[games] & 1) == 0) | state.step_terminated[games]
+        value = np.where(
+            decided,
+            first_place(paid, state.players) if policy.value_reward == "first" else paid,
+            0.0,
+        )
+        open_games = games[~decided]
+        if open_games.size:
+            seat = np.zeros(open_games.size, dtype=np.intp)
+            value[~decided] = policy.values(observe(state, seat, games=open_games))
         return value
 
     @staticmethod

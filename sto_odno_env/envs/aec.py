@@ -83,11 +83,11 @@ from pettingzoo.utils import wrappers
 
 from ..game import engine, rng
 from ..game.engine import IllegalActionError
+from ..game.rewards import pay_first_place
 from ..game.rules import Rules
 from ..views import picture
 from ..views.observation import global_state, observation_space, observe_one, state_space
 from ..views.render import RecentMoves, render_game
-from .rewards import pay_first_place
 from .table_config import TableConfig
 
 ENV_NAME = "sto_odno_v0"

@@ -43,9 +43,9 @@ import numpy as np
 
 from ..bots.policy import RandomPolicy, as_policy
 from ..game import engine, rng
+from ..game.rewards import pay_first_place
 from ..game.rules import Rules
 from ..views.observation import obs_size, observe, observe_one
-from .rewards import pay_first_place
 from .table_config import TableConfig, table_config
 
 

@@ -45,7 +45,7 @@ class TableConfig:
     * ``learner_seat``: the learner's seat, or None for a random seat every match;
     * ``reward``: ``"match"`` (the final ranking), ``"round"`` (also −points/target at
       every round end) or ``"first"`` (+1 for first place alone, −1/(P−1) for any other:
-      :func:`~sto_odno_env.envs.rewards.first_place`);
+      :func:`~sto_odno_env.game.rewards.first_place`);
     * ``illegal_action``: ``"raise"`` (IllegalActionError) or ``"penalize"`` (−1, and the
       episode ends);
     * ``workers``: processes that step the games (:mod:`sto_odno_env.envs.sharded`); the vector

@@ -1,4 +1,5 @@
-"""Reward modes other than the match reward, shared by the AEC env and the learner's table."""
+"""Reward modes other than the match reward, shared by the AEC env, the learner's table
+and the search bots' rollouts valued by a policy's critic."""
 
 from __future__ import annotations
 
