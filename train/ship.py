@@ -4,9 +4,10 @@ Copies the run's policy (``best.pt``, the best evaluated, or ``policy.pt``, the 
 into ``sto_odno_env/bots/policies/NAME.pt`` without the training state (weights and what they were
 trained for only), with the run's config as ``NAME.yaml`` and its training summary and
 evaluations as ``NAME.json`` beside it. ``agents.load(NAME)`` then plays it. Where the
-policy is the checkpoint's (``--which latest``), the critic trained beside it is shipped
-too, with the reward mode it estimates (``search:outcome=value`` values its rollouts with
-it); ``best.pt``'s critic is not kept, so ``best`` ships the actor alone. The run's
+shipped weights are the checkpoint's (always with ``--which latest``), the critic trained
+beside them is shipped too, with the reward mode it estimates (``search:outcome=value``
+values its rollouts with it); ``best.pt``'s own critic is not kept, so ``best`` ships the
+actor alone unless the best policy is the latest. The run's
 output folder, wherever it was, is recorded as ``runs/NAME`` in both, so that a shipped
 file names no path of the machine it was trained on and its config reruns in a checkout.
 """
