@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import torch
 import yaml
 
 from sto_odno_env.bots.checkpoint import CheckpointError, read, with_value, write_atomic
@@ -67,8 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _same_weights(first: dict, second: dict) -> bool:
     return first.keys() == second.keys() and all(
-        first[key].shape == second[key].shape and bool((first[key] == second[key]).all())
-        for key in first
+        torch.equal(first[key], second[key]) for key in first
     )
 
 

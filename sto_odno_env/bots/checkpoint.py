@@ -282,13 +282,7 @@ def load(
         return _load_sb3(path, rules)
     data = read(path)
     check_fits(data, path, load_rules(rules) if rules is not None else None, players)
-    network = build_network(data["obs_size"], list(data.get("hidden", [])), data["num_actions"])
-    try:
-        network.load_state_dict(data["state_dict"])
-    except (KeyError, RuntimeError) as error:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} has weights that do not fit its network: {error}"
-        ) from None
+    network = _network(data, path, "state_dict", data["num_actions"])
     if "value_state_dict" not in data:
         return TorchPolicyAgent(network, str(path))
     reward = data.get("value_reward")
@@ -297,14 +291,21 @@ def load(
             f"checkpoint {str(path)!r} has value reward {reward!r}; allowed: "
             f"{', '.join(VALUE_REWARDS)}"
         )
-    critic = build_network(data["obs_size"], list(data.get("hidden", [])), 1)
-    try:
-        critic.load_state_dict(data["value_state_dict"])
-    except RuntimeError as error:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} has value weights that do not fit its network: {error}"
-        ) from None
+    critic = _network(data, path, "value_state_dict", 1)
     return TorchPolicyAgent(network, str(path), value_network=critic, value_reward=reward)
+
+
+def _network(data: dict, path: Path, key: str, outputs: int):
+    """The MLP of ``data``'s sizes with ``outputs`` outputs, loaded from ``data[key]``."""
+    network = build_network(data["obs_size"], list(data.get("hidden", [])), outputs)
+    try:
+        network.load_state_dict(data[key])
+    except (KeyError, RuntimeError) as error:
+        what = "value weights" if key == "value_state_dict" else "weights"
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} has {what} that do not fit its network: {error}"
+        ) from None
+    return network
 
 
 def _load_sb3(path: Path, rules: Rules | str | None) -> BasePolicy:
