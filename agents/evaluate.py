@@ -44,7 +44,7 @@ import numpy as np
 
 from agents.arena import Match, play
 from agents.stats import agent_summary, head_to_head, openskill_ratings
-from sto_odno_env.bots.registry import AgentError, load
+from sto_odno_env.bots.registry import AgentError, load, split_agent_names
 from sto_odno_env.game import cli, rng
 from sto_odno_env.game.cli import atomic_open
 from sto_odno_env.game.rules import RulesError, load_rules
@@ -429,10 +429,10 @@ def main(argv: list[str] | None = None) -> int:
         "seats), --matches per agent: e.g. --agents ppo-classic --against expert --players 4",
     )
     args = parser.parse_args(argv)
-    names = [name.strip() for name in args.agents.split(",") if name.strip()]
+    names = split_agent_names(args.agents)
     if args.against is not None:
         args.against = args.against.strip()
-        if not args.against or "," in args.against:
+        if len(split_agent_names(args.against)) != 1:
             parser.error(f"--against takes one agent, got {args.against!r}")
         if args.against in names:
             parser.error(f"--against {args.against} is also in --agents; give it once")

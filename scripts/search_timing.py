@@ -75,11 +75,11 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from sto_odno_env.bots.registry import AgentError, load
+    from sto_odno_env.bots.registry import AgentError, load, split_agent_names
     from sto_odno_env.envs.aec import env as make_env
 
     torch.set_num_threads(1)
-    names = [name.strip() for name in args.agents.split(",") if name.strip()]
+    names = split_agent_names(args.agents)
     try:
         agents = {name: load(name, args.rules, args.players, seed=args.seed) for name in names}
         opponent = load(args.against, args.rules, args.players, seed=args.seed)

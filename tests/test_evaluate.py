@@ -31,6 +31,7 @@ from agents import ExpertAgent, GreedyAgent, RandomAgent, save_policy
 from agents.arena import Match, MatchResult, play
 from agents.evaluate import EvaluationError, duplicate_schedule, evaluate, main, plan
 from agents.stats import Z95, agent_summary, head_to_head, openskill_ratings, wilson
+from sto_odno_env.bots.registry import split_agent_names
 from sto_odno_env.game import engine
 from sto_odno_env.views.observation import observe
 
@@ -657,3 +658,27 @@ def test_against_refuses_bad_tables(argv, message, capsys):
         main([*argv, "--no-progress"])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("expert,greedy", ["expert", "greedy"]),
+        ("rollout:samples=2,horizon=4,expert", ["rollout:samples=2,horizon=4", "expert"]),
+        (
+            " search:samples=4,pool=2 , rollout:samples=3,margin=0.5,outcome=table ",
+            ["search:samples=4,pool=2", "rollout:samples=3,margin=0.5,outcome=table"],
+        ),
+        ("horizon=4,expert", ["horizon=4", "expert"]),  # no name before: refused on load
+        ("expert,runs/lr=3e-4/policy.pt", ["expert", "runs/lr=3e-4/policy.pt"]),
+    ],
+)
+def test_agent_lists_keep_each_agents_parameters_together(text, names):
+    assert split_agent_names(text) == names
+
+
+def test_an_agent_with_several_parameters_plays_from_the_command_line(capsys):
+    argv = ["--agents", "rollout:samples=2,horizon=4", "--against", "random", "--players", "2"]
+    assert main([*argv, "--matches", "4", "--seed", "3", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert any(line.startswith("| rollout:samples=2,horizon=4 |") for line in out.splitlines())

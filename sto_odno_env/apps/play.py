@@ -502,8 +502,9 @@ def _run_replay(args: argparse.Namespace, screen: Screen, reader: Reader) -> int
 
 def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
     from ..bots.registry import load as load_agent  # the agents package depends on this one
+    from ..bots.registry import split_agent_names
 
-    names = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    names = split_agent_names(args.opponents)
     players = args.players or (len(names) + 1 if len(names) > 1 else 2)
     if len(names) == 1:
         names *= players - 1

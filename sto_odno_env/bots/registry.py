@@ -13,6 +13,7 @@ refused.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,22 @@ def _parse_params(name: str, base: str, params: str) -> dict:
                 f"agent {name!r}: {key}={value!r} is not a {allowed[key].__name__}"
             ) from None
     return kwargs
+
+
+def split_agent_names(text: str) -> list[str]:
+    """The agent names of a comma-separated list, where a name's own parameters are
+    separated by commas too: ``"rollout:samples=8,horizon=6,expert"`` is
+    ``["rollout:samples=8,horizon=6", "expert"]``. A ``key=value`` piece continues the
+    parameters of the name before it when that name has some."""
+    names: list[str] = []
+    for piece in (piece.strip() for piece in text.split(",")):
+        if not piece:
+            continue
+        if names and ":" in names[-1] and re.fullmatch(r"[a-z_]+=[^/:]*", piece):
+            names[-1] += "," + piece
+        else:
+            names.append(piece)
+    return names
 
 
 def resolve_opponents(opponents: Any, rules: Any, players: int) -> Any:
