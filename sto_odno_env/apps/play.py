@@ -501,7 +501,8 @@ def _run_replay(args: argparse.Namespace, screen: Screen, reader: Reader) -> int
 
 
 def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
-    from ..bots.registry import load as load_agent  # the agents package depends on this one
+    # the agents package depends on this one
+    from ..bots.registry import load as load_agent
     from ..bots.registry import split_agent_names
 
     names = split_agent_names(args.opponents)

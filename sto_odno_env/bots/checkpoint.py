@@ -282,7 +282,7 @@ def load(
         return _load_sb3(path, rules)
     data = read(path)
     check_fits(data, path, load_rules(rules) if rules is not None else None, players)
-    network = _network(data, path, "state_dict", data["num_actions"])
+    network = _network(data, path, "state_dict", data["num_actions"], "weights")
     if "value_state_dict" not in data:
         return TorchPolicyAgent(network, str(path))
     reward = data.get("value_reward")
@@ -291,17 +291,17 @@ def load(
             f"checkpoint {str(path)!r} has value reward {reward!r}; allowed: "
             f"{', '.join(VALUE_REWARDS)}"
         )
-    critic = _network(data, path, "value_state_dict", 1)
+    critic = _network(data, path, "value_state_dict", 1, "value weights")
     return TorchPolicyAgent(network, str(path), value_network=critic, value_reward=reward)
 
 
-def _network(data: dict, path: Path, key: str, outputs: int):
-    """The MLP of ``data``'s sizes with ``outputs`` outputs, loaded from ``data[key]``."""
+def _network(data: dict, path: Path, key: str, outputs: int, what: str):
+    """The MLP of ``data``'s sizes with ``outputs`` outputs, loaded from ``data[key]``
+    (``what`` names those weights in the error)."""
     network = build_network(data["obs_size"], list(data.get("hidden", [])), outputs)
     try:
         network.load_state_dict(data[key])
     except (KeyError, RuntimeError) as error:
-        what = "value weights" if key == "value_state_dict" else "weights"
         raise CheckpointError(
             f"checkpoint {str(path)!r} has {what} that do not fit its network: {error}"
         ) from None
