@@ -36,6 +36,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(ROOT))
+
+from sto_odno_env.bots.registry import split_agent_names  # noqa: E402
 
 
 def free_port() -> int:
@@ -201,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(header + ("  page p95" if args.pages else ""))
         failed = False
-        for agent in [a.strip() for a in args.agents.split(",") if a.strip()]:
+        for agent in split_agent_names(args.agents):
             warm = Client(port, agent, (0.0, 0.0), 0, False)  # loads the agent (torch) once
             warm.run(time.perf_counter() + 2)
             runs = [one_run(port, server.pid, args, agent, seed) for seed in range(args.repeat)]
