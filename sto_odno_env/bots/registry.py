@@ -61,10 +61,12 @@ def shipped_counts(name: str) -> list[int]:
 # policy's rollouts beat it 0.567 where ``ppo-classic-2p``'s beat it 0.530 on the same
 # deals; at 4 players ``ppo-classic-first`` (first-place reward) lifts `search` to 0.382
 # first place against three experts (0.374 with its third stage), where ``ppo-classic-4p``
-# gave 0.346 on the same deals.
+# gave 0.346 on the same deals; at 6 players, with its critic (below), 0.267 against
+# 0.243 for ``ppo-classic``'s rollouts valued by the table (2,400 matches).
 SEARCH_POLICIES: dict[tuple[str, int], str] = {
     ("classic", 2): "ppo-classic-2p-long",
     ("classic", 4): "ppo-classic-first",
+    ("classic", 6): "ppo-classic-first",
 }
 # How ``search`` values its rollouts by default at a table where it rolls out with the
 # table's default policy (neither ``policy`` nor ``outcome`` given), where another
@@ -73,6 +75,7 @@ SEARCH_POLICIES: dict[tuple[str, int], str] = {
 # same rollouts valued by the table's outcome take 0.382 on the same 2,000 deals.
 SEARCH_OUTCOMES: dict[tuple[str, int], str] = {
     ("classic", 4): "value",
+    ("classic", 6): "value",
 }
 
 
