@@ -62,9 +62,11 @@ def shipped_counts(name: str) -> list[int]:
 # deals; at 4 players ``ppo-classic-first`` (first-place reward) lifts `search` to 0.382
 # first place against three experts (0.374 with its third stage), where ``ppo-classic-4p``
 # gave 0.346 on the same deals; at 6 players, with its critic (below), 0.267 against
-# 0.243 for ``ppo-classic``'s rollouts valued by the table (2,400 matches).
+# 0.243 for ``ppo-classic``'s rollouts valued by the table (2,400 matches), at 3 players
+# 0.518 against 0.496 (1,200 matches).
 SEARCH_POLICIES: dict[tuple[str, int], str] = {
     ("classic", 2): "ppo-classic-2p-long",
+    ("classic", 3): "ppo-classic-first",
     ("classic", 4): "ppo-classic-first",
     ("classic", 6): "ppo-classic-first",
 }
@@ -74,6 +76,7 @@ SEARCH_POLICIES: dict[tuple[str, int], str] = {
 # critic (``outcome=value``) takes first place against three experts 0.414, where the
 # same rollouts valued by the table's outcome take 0.382 on the same 2,000 deals.
 SEARCH_OUTCOMES: dict[tuple[str, int], str] = {
+    ("classic", 3): "value",
     ("classic", 4): "value",
     ("classic", 6): "value",
 }
