@@ -132,24 +132,23 @@ def test_search_arguments():
     # The rollouts are the policy measured best for the table, else the table's own
     # shipped policy, the rule set's policy for every count where none is trained for the
     # count alone, and the expert's where none claims it.
-    from sto_odno_env.bots.registry import SEARCH_POLICIES, search_policy_name
+    from sto_odno_env.bots.registry import SEARCH_DEFAULTS, search_policy_name
 
-    assert search_policy_name(load_rules("classic"), 2) == SEARCH_POLICIES["classic", 2]
-    assert search_policy_name(load_rules("classic"), 4) == SEARCH_POLICIES["classic", 4]
+    assert search_policy_name(load_rules("classic"), 2) == SEARCH_DEFAULTS["classic", 2].policy
+    assert search_policy_name(load_rules("classic"), 4) == SEARCH_DEFAULTS["classic", 4].policy
     assert search_policy_name(load_rules("classic"), 4) != "ppo-classic-4p"
     assert search_policy_name(load_rules("yard"), 2) == "ppo-yard"
-    assert search_policy_name(load_rules("classic"), 6) == SEARCH_POLICIES["classic", 6]
+    assert search_policy_name(load_rules("classic"), 6) == SEARCH_DEFAULTS["classic", 6].policy
     assert search_policy_name(load_rules("classic"), 5) == "ppo-classic"
     assert search_policy_name(load_rules("ukrainian"), 3) == "ppo-ukrainian"
     assert search_policy_name(load_rules("nines"), 5) == "expert"
     assert search_policy_name(load_rules("classic"), None) == "expert"
     # Where a table's default values rollouts otherwise, its policy ships the critic that
     # takes; a policy or outcome given by name replaces the table's default.
-    from sto_odno_env.bots.registry import SEARCH_OUTCOMES
-
-    for (rules_name, players), outcome in SEARCH_OUTCOMES.items():
+    for (rules_name, players), (policy, outcome) in SEARCH_DEFAULTS.items():
         default = agents.load("search", rules_name, players)
         assert default.outcome == outcome
+        assert search_policy_name(load_rules(rules_name), players) == policy
         assert agents.load("search:samples=8", rules_name, players).outcome == outcome
         assert agents.load("search:policy=expert", rules_name, players).outcome == "table"
         if outcome == "value":

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..game.rules import Rules, load_rules
 from .checkpoint import CheckpointError
@@ -56,42 +56,39 @@ def shipped_counts(name: str) -> list[int]:
     return [int(count) for count in read(SHIPPED[name]).get("players") or []]
 
 
-# Rollout policies of ``search`` measured better than the naming rule's choice for a
-# table (docs/evaluation.md, 2,000 duplicate matches each): heads-up, the best shipped
-# policy's rollouts beat it 0.567 where ``ppo-classic-2p``'s beat it 0.530 on the same
-# deals; at 4 players ``ppo-classic-first`` (first-place reward) lifts `search` to 0.382
-# first place against three experts (0.374 with its third stage), where ``ppo-classic-4p``
-# gave 0.346 on the same deals; at 6 players, with its critic (below), 0.267 against
-# 0.243 for ``ppo-classic``'s rollouts valued by the table (2,400 matches), at 3 players
-# 0.518 against 0.496 (1,200 matches).
-SEARCH_POLICIES: dict[tuple[str, int], str] = {
-    ("classic", 2): "ppo-classic-2p-long",
-    ("classic", 3): "ppo-classic-first",
-    ("classic", 4): "ppo-classic-first",
-    ("classic", 6): "ppo-classic-first",
-}
-# How ``search`` values its rollouts by default at a table where it rolls out with the
-# table's default policy (neither ``policy`` nor ``outcome`` given), where another
-# outcome than ``table`` was measured better: at 4 players ``ppo-classic-first``'s own
-# critic (``outcome=value``) takes first place against three experts 0.414, where the
-# same rollouts valued by the table's outcome take 0.382 on the same 2,000 deals; at 3
-# and 6 players the policy and its critic were measured together (figures above).
-SEARCH_OUTCOMES: dict[tuple[str, int], str] = {
-    ("classic", 3): "value",
-    ("classic", 4): "value",
-    ("classic", 6): "value",
+class SearchDefault(NamedTuple):
+    """What ``search`` rolls out with at a table by default, and how it values the
+    rollouts: ``outcome="value"`` only with a ``policy`` that ships its critic."""
+
+    policy: str
+    outcome: str = "table"
+
+
+# ``search``'s defaults where a table was measured better than the naming rule's choice
+# (docs/evaluation.md, duplicate matches against experts). Heads-up, the best shipped
+# policy's rollouts beat it 0.567 where ``ppo-classic-2p``'s beat it 0.530 (2,000
+# matches). At 4 players ``ppo-classic-first``'s rollouts take first place 0.382 where
+# ``ppo-classic-4p``'s take 0.346, and valued by its own critic 0.414 (2,000 matches); at 6
+# players the same 0.267 against 0.243 for ``ppo-classic``'s rollouts valued by the table
+# (2,400 matches); at 3 players 0.518 against 0.496 (1,200 matches).
+SEARCH_DEFAULTS: dict[tuple[str, int], SearchDefault] = {
+    ("classic", 2): SearchDefault("ppo-classic-2p-long"),
+    ("classic", 3): SearchDefault("ppo-classic-first", "value"),
+    ("classic", 4): SearchDefault("ppo-classic-first", "value"),
+    ("classic", 6): SearchDefault("ppo-classic-first", "value"),
 }
 
 
 def search_policy_name(rules: Rules, players: int | None) -> str:
-    """The rollout policy of ``search`` by default: the one :data:`SEARCH_POLICIES` names
+    """The rollout policy of ``search`` by default: the one :data:`SEARCH_DEFAULTS` names
     for the table, else the shipped policy trained for ``rules`` at exactly ``players``
     (``ppo-classic-2p``, ...), else the rule set's policy for every count where it claims
     ``players`` (``ppo-classic``, ``ppo-yard``, ...), else ``expert`` (none shipped, or the
     player count is not known)."""
     if players is None:
         return "expert"
-    preferred = SEARCH_POLICIES.get((rules.name, players))
+    measured = SEARCH_DEFAULTS.get((rules.name, players))
+    preferred = measured.policy if measured else None
     for name in (preferred, f"ppo-{rules.name}-{players}p", f"ppo-{rules.name}"):
         if name in SHIPPED and players in shipped_counts(name):
             return name
@@ -115,8 +112,8 @@ def load(
         kwargs = _parse_params(name, base, params)
         if base == "search":  # its rollout policy and opponent model, by name
             if "policy" not in kwargs and "outcome" not in kwargs:
-                outcome = SEARCH_OUTCOMES.get((rules.name, players))
-                kwargs.update({"outcome": outcome} if outcome else {})
+                default = SEARCH_DEFAULTS.get((rules.name, players))
+                kwargs.update({"outcome": default.outcome} if default else {})
             policy = kwargs.get("policy") or search_policy_name(rules, players)
             kwargs["policy"] = load(policy, rules, players, seed=seed)
             if "model" in kwargs:
