@@ -139,7 +139,8 @@ def test_search_arguments():
     assert search_policy_name(load_rules("classic"), 4) != "ppo-classic-4p"
     assert search_policy_name(load_rules("yard"), 2) == "ppo-yard"
     assert search_policy_name(load_rules("classic"), 6) == SEARCH_DEFAULTS["classic", 6].policy
-    assert search_policy_name(load_rules("classic"), 5) == "ppo-classic"
+    assert search_policy_name(load_rules("classic"), 5) == SEARCH_DEFAULTS["classic", 5].policy
+    assert search_policy_name(load_rules("yard"), 5) == "ppo-yard"
     assert search_policy_name(load_rules("ukrainian"), 3) == "ppo-ukrainian"
     assert search_policy_name(load_rules("nines"), 5) == "expert"
     assert search_policy_name(load_rules("classic"), None) == "expert"

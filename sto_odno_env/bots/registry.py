@@ -70,11 +70,13 @@ class SearchDefault(NamedTuple):
 # matches). At 4 players ``ppo-classic-first``'s rollouts take first place 0.382 where
 # ``ppo-classic-4p``'s take 0.346, and valued by its own critic 0.414 (2,000 matches); at 6
 # players the same 0.267 against 0.243 for ``ppo-classic``'s rollouts valued by the table
-# (2,400 matches); at 3 players 0.518 against 0.496 (1,200 matches).
+# (2,400 matches), at 5 players 0.344 against 0.277 (2,400 matches); at 3 players 0.518
+# against 0.496 (1,200 matches).
 SEARCH_DEFAULTS: dict[tuple[str, int], SearchDefault] = {
     ("classic", 2): SearchDefault("ppo-classic-2p-long"),
     ("classic", 3): SearchDefault("ppo-classic-first", "value"),
     ("classic", 4): SearchDefault("ppo-classic-first", "value"),
+    ("classic", 5): SearchDefault("ppo-classic-first", "value"),
     ("classic", 6): SearchDefault("ppo-classic-first", "value"),
 }
 
