@@ -77,6 +77,65 @@ def test_fit_moves_the_policy_to_the_labels():
     assert (logits.argmax(axis=1) == labels).mean() == pytest.approx(stats["agreement"])
 
 
+def test_value_positions_carry_every_legal_actions_gain():
+    student = load("ppo-classic", RULES, 3)
+    teacher = load("search:samples=4,horizon=6,policy=ppo-classic", RULES, 3, seed=2)
+    positions = distill.collect(student, teacher, load("expert", RULES, 3), RULES, 3,
+                                batch=12, decisions=60, seed=4, values=True)  # fmt: skip
+    masks, gain, error = positions["masks"], positions["gain"], positions["error"]
+    assert gain.shape == error.shape == masks.shape and gain.dtype == np.float32
+    assert (gain[~masks] == 0).all() and (error >= 0).all()
+    rows = np.arange(masks.shape[0])
+    # the teacher's baseline is the student's own play: its gain is 0 by definition
+    assert (gain[rows, positions["own"]] == 0).all()
+    assert masks[rows, positions["labels"]].all()
+
+
+def soft_positions(seed: int = 3) -> tuple[dict[str, np.ndarray], torch.nn.Module]:
+    """Positions whose gains favour one random legal action per position, and the
+    ``ppo-classic`` network to fit to them."""
+    state = engine.init(RULES, 2, 64, seed=seed)
+    obs = observe(state, state.current_player.astype(np.intp))
+    masks = engine.legal_mask(state) != 0
+    keep = masks.sum(axis=1) > 1
+    obs, masks = obs[keep], masks[keep]
+    generator = np.random.default_rng(0)
+    favoured = np.array([generator.choice(np.flatnonzero(mask)) for mask in masks])
+    gain = np.zeros(masks.shape, np.float32)
+    gain[np.arange(len(favoured)), favoured] = 0.2
+    record = read(SHIPPED["ppo-classic"])
+    network = build_network(record["obs_size"], record["hidden"], record["num_actions"])
+    network.load_state_dict(record["state_dict"])
+    positions = {"obs": obs, "masks": masks, "labels": favoured, "gain": gain}
+    return positions, network
+
+
+def test_a_soft_fit_moves_the_policy_as_far_as_the_gains_say():
+    positions, network = soft_positions()
+    favoured = positions["labels"]
+    # a cool temperature: the favoured action dominates the target, and the fit learns it
+    stats = distill.fit(network, positions, epochs=60, minibatch=32, learning_rate=3e-3,
+                        seed=0, temperature=0.001)  # fmt: skip
+    assert stats["agreement"] > stats["agreement_before"] + 0.2
+    with torch.no_grad():
+        logits = network(torch.as_tensor(positions["obs"])).numpy()
+    logits[~positions["masks"]] = -np.inf
+    assert (logits.argmax(axis=1) == favoured).mean() == pytest.approx(stats["agreement"])
+    # a hot one: the gains vanish, the target is the policy itself and its choices stay
+    positions, network = soft_positions()
+    stats = distill.fit(network, positions, epochs=10, minibatch=32, learning_rate=3e-3,
+                        seed=0, temperature=1e6)  # fmt: skip
+    assert stats["agreement_before"] == 1.0 and stats["agreement"] > 0.95
+    assert stats["cross_entropy"] < stats["cross_entropy_before"] + 0.05  # at its minimum
+
+
+def test_a_soft_fit_needs_positions_with_gains():
+    positions, network = soft_positions()
+    del positions["gain"]
+    with pytest.raises(distill.DistillError, match="--targets values"):
+        distill.fit(network, positions, 1, 32, 1e-3, 0, temperature=0.1)
+
+
 def test_the_command_end_to_end(tmp_path, capsys):
     out = tmp_path / "run"
     code = distill.main(["--policy", "ppo-classic", "--teacher", "search:samples=2",
@@ -101,6 +160,24 @@ def test_the_command_end_to_end(tmp_path, capsys):
     assert code == 0 and (again / "policy.pt").exists()
 
 
+def test_the_command_with_action_values(tmp_path):
+    out = tmp_path / "values"
+    code = distill.main(["--policy", "ppo-classic", "--teacher", "search:samples=2",
+                         "--targets", "values", "--temperature", "0.05", "--players", "3",
+                         "--decisions", "30", "--batch", "12", "--epochs", "1",
+                         "--out", str(out)])  # fmt: skip
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["temperature"] == 0.05 and summary["positions"] >= 30
+    stored = np.load(out / "positions.npz")
+    assert stored["gain"].shape == stored["masks"].shape
+    agent = load(str(out / "policy.pt"), RULES, 3)
+    state = engine.init(RULES, 3, 8, seed=1)
+    masks = engine.legal_mask(state)
+    actions = agent.act(observe(state, state.current_player.astype(np.intp)), masks)
+    assert masks[np.arange(8), actions].all()
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
@@ -112,11 +189,23 @@ def test_the_command_end_to_end(tmp_path, capsys):
         (["--policy", "ppo-classic", "--positions", "{tmp}/none.npz"], ["none.npz", "allowed"]),
         (["--policy", "ppo-classic", "--positions", "{tmp}/bad.npz"], ["no obs, masks", "allowed"]),
         (["--policy", "ppo-classic", "--positions", "{tmp}/text.npz"], ["text.npz", "allowed"]),
+        (
+            ["--policy", "ppo-classic", "--teacher", "expert", "--targets", "values"],
+            ["--targets values needs a search teacher", "'expert'"],
+        ),
+        (
+            ["--policy", "ppo-classic", "--positions", "{tmp}/labels.npz", "--temperature", "0.1"],
+            ["needs positions labelled with action values", "--targets values"],
+        ),
     ],
 )
 def test_bad_input_is_refused_by_name_and_writes_nothing(tmp_path, capsys, argv, words):
     np.savez(tmp_path / "bad.npz", labels=np.zeros(3))
     (tmp_path / "text.npz").write_text("not an archive")
+    state = engine.init(RULES, 2, 4, seed=0)
+    np.savez(tmp_path / "labels.npz", obs=observe(state, state.current_player.astype(np.intp)),
+             masks=engine.legal_mask(state) != 0, labels=np.zeros(4, np.int64),
+             own=np.zeros(4, np.int64))  # fmt: skip
     out = tmp_path / "run"
     argv = [item.replace("{tmp}", str(tmp_path)) for item in argv]
     assert distill.main([*argv, "--decisions", "8", "--out", str(out)]) == 2
@@ -127,11 +216,17 @@ def test_bad_input_is_refused_by_name_and_writes_nothing(tmp_path, capsys, argv,
     assert not out.exists() or not any(out.iterdir())
 
 
-def test_a_bad_number_is_refused_by_the_parser(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("argv", "allowed"),
+    [(["--decisions", "0"], "allowed: an integer >= 1"),
+     (["--temperature", "0"], "allowed: a number > 0"),
+     (["--temperature", "warm"], "'warm' is not a number; allowed: a number > 0")],
+)  # fmt: skip
+def test_a_bad_number_is_refused_by_the_parser(tmp_path, capsys, argv, allowed):
     with pytest.raises(SystemExit) as stopped:
-        distill.main(["--policy", "ppo-classic", "--decisions", "0", "--out", str(tmp_path)])
+        distill.main(["--policy", "ppo-classic", *argv, "--out", str(tmp_path)])
     assert stopped.value.code == 2
-    assert "allowed: an integer >= 1" in capsys.readouterr().err
+    assert allowed in capsys.readouterr().err
 
 
 @pytest.mark.slow

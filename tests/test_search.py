@@ -254,3 +254,33 @@ def test_the_value_outcome_needs_a_policy_with_a_critic(tmp_path):
     masks = engine.unpack_actions(state.legal_bits, rules.num_actions)
     chosen = agent.act(obs, masks)
     assert masks[np.arange(len(chosen)), chosen].all()
+
+
+def test_action_values_are_gains_over_the_baseline_and_the_choice_follows_them():
+    """``action_values`` (the targets of expert iteration): the baseline's own gain is 0,
+    illegal actions carry nothing, the choice is the best gain less ``margin`` errors where
+    that is positive and the baseline otherwise, and a seed repeats them."""
+    rules = load_rules("classic")
+    observations = mid_round_observations(rules, 4, games=48)
+    masks = engine.unpack_actions(
+        from_observations(rules, observations, 1, seed=2).legal_bits, rules.num_actions
+    )
+    choosing = (masks > 0).sum(axis=1) > 1
+    observations, masks = observations[choosing], masks[choosing]
+    agent = agents.load("search:samples=8,horizon=8", rules, 4, seed=5)
+    choice, baseline, gain, error = agent.action_values(observations, masks)
+    rows = np.arange(len(choice))
+    np.testing.assert_array_equal(baseline, agent.default_policy.act(observations, masks))
+    assert (gain[rows, baseline] == 0).all() and (error[rows, baseline] == 0).all()
+    assert (gain[masks == 0] == 0).all() and (error[masks == 0] == 0).all()
+    assert (error[(masks > 0)] >= 0).all() and (gain != 0).any()
+    score = np.where(masks > 0, gain - agent.margin * error, -np.inf)
+    improves = score.max(axis=1) > 0
+    np.testing.assert_array_equal(choice, np.where(improves, score.argmax(axis=1), baseline))
+    again = agents.load("search:samples=8,horizon=8", rules, 4, seed=5)
+    repeat_choice, _, repeat_gain, repeat_error = again.action_values(observations, masks)
+    np.testing.assert_array_equal(repeat_choice, choice)
+    np.testing.assert_array_equal(repeat_gain, gain)
+    np.testing.assert_array_equal(repeat_error, error)
+    with pytest.raises(ValueError, match="more than one legal action"):
+        agent.action_values(observations[:1], np.eye(rules.num_actions, dtype=np.int8)[:1])

@@ -8,10 +8,16 @@
   its decisions with more than one legal action the teacher labels the position: by
   default ``search`` rolling out with the student itself, the agent that improves on the
   student by a policy-improvement step over sampled deals.
+  With ``--targets values`` the teacher labels every legal action instead: its mean
+  outcome gain over the student's own choice in the same sampled deals, and the standard
+  error (``RolloutAgent.action_values``).
 * **Fit.** From the student's own weights, the actor minimises the cross-entropy of the
   teacher's labels under the masked distribution for ``epochs`` passes. The labels agree
   with the student wherever the search found nothing better, so those positions anchor the
-  rest of its play while the others move it where the search did.
+  rest of its play while the others move it where the search did. With ``--temperature``
+  the target is soft: the student's own distribution tilted by ``exp(gain / temperature)``
+  (the KL-regularised policy improvement by the search's estimates), so every position
+  pulls by as much as the gains say rather than by a single noisy choice.
 
 The result is a policy file of the student's sizes and player counts, which
 ``agents.load`` plays without search. The labelled positions are kept beside it
@@ -37,9 +43,10 @@ from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game import cli, engine
 from sto_odno_env.game.rules import Rules, RulesError, load_rules
 from sto_odno_env.views.observation import obs_size, observe
-from train.masked import log_probs
+from train.masked import log_probs, masked_logits
 
 POSITION_KEYS = ("obs", "masks", "labels", "own")  # what a fit needs of a positions file
+VALUE_KEYS = ("gain", "error")  # what a fit to the teacher's action values needs besides
 
 
 def collect(
@@ -52,13 +59,17 @@ def collect(
     decisions: int,
     seed: int,
     progress: Callable[[int], None] | None = None,
+    values: bool = False,
 ) -> dict[str, np.ndarray]:
     """At least ``decisions`` of the student's positions (those with a choice) from games of
     the student in one seat against ``opponent`` in the others, each labelled by ``teacher``:
     ``obs``, ``masks``, ``labels`` (the teacher's action), ``own`` (the student's) and
-    ``seat`` (the student's seat).
+    ``seat`` (the student's seat). With ``values`` (a search teacher: its
+    ``action_values``) also ``gain`` and ``error``, each legal action's mean outcome gain
+    over the teacher's baseline and its standard error.
     ``progress`` gets the labelled positions of each engine step."""
-    parts: dict[str, list[np.ndarray]] = {key: [] for key in (*POSITION_KEYS, "seat")}
+    keys = (*POSITION_KEYS, "seat", *(VALUE_KEYS if values else ()))
+    parts: dict[str, list[np.ndarray]] = {key: [] for key in keys}
     state = engine.init(rules, players, batch, seed=seed)
     student_seat = np.arange(batch) % players
     labelled = 0
@@ -78,7 +89,13 @@ def collect(
             if choice.size:
                 parts["obs"].append(obs[choice])
                 parts["masks"].append(legal[choice] != 0)
-                parts["labels"].append(np.asarray(teacher.act(obs[choice], legal[choice])))
+                if values:
+                    label, _, gain, error = teacher.action_values(obs[choice], legal[choice])
+                    parts["gain"].append(gain.astype(np.float32))
+                    parts["error"].append(error.astype(np.float32))
+                else:
+                    label = teacher.act(obs[choice], legal[choice])
+                parts["labels"].append(np.asarray(label))
                 parts["own"].append(actions[choice].copy())
                 parts["seat"].append(seats[choice].astype(np.int8))
                 labelled += choice.size
@@ -96,28 +113,50 @@ def fit(
     minibatch: int,
     learning_rate: float,
     seed: int,
+    temperature: float | None = None,
 ) -> dict[str, float]:
-    """Fit ``network`` (a policy's actor) to the teacher's labels by cross-entropy; returns
-    the cross-entropy and the agreement with the labels before and after."""
+    """Fit ``network`` (a policy's actor) to the teacher by cross-entropy; returns the
+    cross-entropy and the agreement with the target's best action before and after.
+
+    The target is the teacher's label, or with ``temperature`` (positions with ``gain``)
+    the network's own masked distribution tilted by the teacher's action values,
+    ``π(a) · exp(gain(a) / temperature)`` renormalised: the KL-regularised improvement of
+    the policy by the search's estimates, which keeps the policy where the search found
+    nothing and moves it by as much as the estimated gains say."""
     obs = torch.as_tensor(positions["obs"], dtype=torch.float32)
     masks = torch.as_tensor(positions["masks"])
-    labels = torch.as_tensor(positions["labels"], dtype=torch.int64)
+    if temperature is None:
+        target = torch.nn.functional.one_hot(
+            torch.as_tensor(positions["labels"], dtype=torch.int64), masks.shape[1]
+        ).float()
+    else:
+        if "gain" not in positions:
+            raise DistillError(
+                "a fit with a temperature needs positions labelled with action values "
+                "(train/distill.py --targets values)"
+            )
+        with torch.no_grad():
+            prior = log_probs(network(obs), masks)
+        gain = torch.as_tensor(positions["gain"], dtype=torch.float32)
+        target = torch.softmax(masked_logits(prior + gain / temperature, masks), dim=1)
+    best = target.argmax(1)
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
 
+    def loss_of(rows: torch.Tensor | slice) -> tuple[torch.Tensor, torch.Tensor]:
+        logp = log_probs(network(obs[rows]), masks[rows])
+        return -(target[rows] * logp).sum(1).mean(), logp
+
     def measure() -> tuple[float, float]:
         with torch.no_grad():
-            logp = log_probs(network(obs), masks)
-            cross_entropy = -logp.gather(1, labels[:, None]).mean()
-            return float(cross_entropy), float((logp.argmax(1) == labels).float().mean())
+            cross_entropy, logp = loss_of(slice(None))
+            return float(cross_entropy), float((logp.argmax(1) == best).float().mean())
 
     before = measure()
     for _ in range(epochs):
-        order = torch.randperm(labels.shape[0], generator=generator)
-        for start in range(0, labels.shape[0], minibatch):
-            rows = order[start : start + minibatch]
-            logp = log_probs(network(obs[rows]), masks[rows])
-            loss = -logp.gather(1, labels[rows, None]).mean()
+        order = torch.randperm(best.shape[0], generator=generator)
+        for start in range(0, best.shape[0], minibatch):
+            loss, _ = loss_of(order[start : start + minibatch])
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
@@ -143,6 +182,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--teacher", default="search",
         help="the labelling agent (default: search rolling out with the student itself)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--targets", choices=("choice", "values"), default="choice",
+        help="what the teacher labels: its single choice, or (a search teacher) every legal "
+        "action's gain over its baseline, fitted as a soft target at --temperature",
+    )  # fmt: skip
+    parser.add_argument(
+        "--temperature", type=cli.positive_float,
+        help="fit the soft target, the policy tilted by exp(gain / TEMPERATURE), to positions "
+        "labelled with --targets values (default: fit the labels)",
     )  # fmt: skip
     parser.add_argument("--opponent", default="expert", help="the other seats (default: expert)")
     parser.add_argument("--rules", default="classic", help="preset name or YAML file")
@@ -233,8 +282,12 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{players} players: labelling {args.decisions} positions with {teacher_spec}",
                   flush=True)  # fmt: skip
             started = time.perf_counter()
+            if args.targets == "values" and not hasattr(teacher, "action_values"):
+                raise DistillError(f"--targets values needs a search teacher (rollout or "
+                                   f"search); {teacher_spec!r} gives no action values")  # fmt: skip
             part = collect(student, teacher, opponent, rules, players, args.batch,
-                           args.decisions, args.seed + 1_000_003 * index)  # fmt: skip
+                           args.decisions, args.seed + 1_000_003 * index,
+                           values=args.targets == "values")  # fmt: skip
             part["players"] = np.full(part["labels"].shape, players, dtype=np.int8)
             moved = float((part["labels"] != part["own"]).mean())
             print(f"{players} players: {part['labels'].size} positions in "
@@ -247,13 +300,14 @@ def _run(args: argparse.Namespace) -> int:
             np.savez_compressed(handle, **positions)
     network = build_network(record["obs_size"], list(record["hidden"]), record["num_actions"])
     network.load_state_dict(record["state_dict"])
-    stats = fit(network, positions, args.epochs, args.minibatch, args.learning_rate, args.seed)
+    stats = fit(network, positions, args.epochs, args.minibatch, args.learning_rate, args.seed,
+                args.temperature)  # fmt: skip
     save_policy(out / "policy.pt", network, list(record["hidden"]), record["rules"],
                 record["players"])  # fmt: skip
     summary = {"policy": args.policy, "teacher": teacher_spec, "opponent": args.opponent,
                "players": counts, "positions": int(positions["labels"].size),
                "teacher_differs": float((positions["labels"] != positions["own"]).mean()),
-               **stats}  # fmt: skip
+               "temperature": args.temperature, **stats}  # fmt: skip
     text = json.dumps(summary, indent=1) + "\n"
     with cli.atomic_open(out / "summary.json") as handle:
         handle.write(text)

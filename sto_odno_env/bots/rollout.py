@@ -111,11 +111,34 @@ class RolloutAgent(BasePolicy):
             for total, extra in zip(totals, more, strict=True):
                 total[undecided] += extra
             mean, error = _mean_error(*totals)
+        choice[deciding] = self._decide(mean, error, baseline)
+        return choice
+
+    def action_values(
+        self, observations: np.ndarray, masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What the search knows of each legal action, over all ``samples`` deals (no early
+        stop): ``(choice, baseline, gain, error)``, where ``gain`` and ``error`` (n, A) are
+        each action's mean outcome gain over the default policy's ``baseline`` action in
+        the same sampled deals and its standard error (0 for illegal actions), and
+        ``choice`` is the action the search's rule picks from them. Every row must have
+        more than one legal action. For targets a network can fit (expert iteration)."""
+        observations = np.atleast_2d(observations)
+        masks = np.asarray(masks) > 0
+        if not (masks.sum(axis=1) > 1).all():
+            raise ValueError("action_values needs positions with more than one legal action")
+        baseline = np.asarray(self.default_policy.act(observations, masks.astype(np.int8)))
+        mean, error = _mean_error(*self._paired_gains(observations, masks, baseline, self.samples))
+        choice = self._decide(mean, error, baseline)
+        return choice, baseline, np.where(masks, mean, 0.0), error
+
+    def _decide(self, mean: np.ndarray, error: np.ndarray, baseline: np.ndarray) -> np.ndarray:
+        """The best action by its gain less ``margin`` standard errors, where that is above
+        zero; the baseline otherwise."""
         score = mean - self.margin * error
         best = np.argmax(score, axis=1)
-        better = score[np.arange(deciding.size), best] > 0
-        choice[deciding] = np.where(better, best, baseline)
-        return choice
+        better = score[np.arange(len(best)), best] > 0
+        return np.where(better, best, baseline)
 
     def _worlds(self, observations: np.ndarray, samples: int, seed: int) -> engine.State:
         """``samples`` sampled deals per observation, row ``i * samples + k``: uniform over

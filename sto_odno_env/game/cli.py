@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import math
 import os
 import signal
 import sys
@@ -88,6 +89,18 @@ def match_count(text: str) -> int:
 def positive_int(text: str) -> int:
     """An argparse type: an integer >= 1."""
     return _integer(text, 1, "an integer >= 1")
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    allowed = "a number > 0"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; allowed: {allowed}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is out of range; allowed: {allowed}")
+    return value
 
 
 def natural_int(text: str) -> int:
