@@ -77,6 +77,20 @@ def test_fit_moves_the_policy_to_the_labels():
     assert (logits.argmax(axis=1) == labels).mean() == pytest.approx(stats["agreement"])
 
 
+def test_a_widened_student_plays_as_before_and_a_narrower_one_is_refused():
+    record = read(SHIPPED["ppo-classic"])
+    student, hidden = distill._student_network(record, None)
+    wider, wider_hidden = distill._student_network(record, "256,192")
+    assert hidden == list(record["hidden"]) and wider_hidden == [256, 192]
+    state = engine.init(RULES, 4, 32, seed=2)
+    obs = torch.as_tensor(observe(state, state.current_player.astype(np.intp)))
+    with torch.no_grad():
+        torch.testing.assert_close(wider(obs), student(obs), rtol=1e-5, atol=1e-5)
+    for widths in ("64,64", "256", "256,256,256", "wide,256"):
+        with pytest.raises(distill.DistillError, match="none narrower"):
+            distill._student_network(record, widths)
+
+
 def test_value_positions_carry_every_legal_actions_gain():
     student = load("ppo-classic", RULES, 3)
     teacher = load("search:samples=4,horizon=6,policy=ppo-classic", RULES, 3, seed=2)
@@ -169,6 +183,7 @@ def test_the_command_with_action_values(tmp_path):
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["temperature"] == 0.05 and summary["positions"] >= 30
+    assert agent_has_critic(out / "policy.pt") is False  # ppo-classic ships none
     stored = np.load(out / "positions.npz")
     assert stored["gain"].shape == stored["masks"].shape
     agent = load(str(out / "policy.pt"), RULES, 3)
@@ -253,3 +268,25 @@ def test_a_stop_leaves_no_traceback_and_no_file(tmp_path, stop):
     assert process.returncode == 130, err
     assert "Traceback" not in err and "stopped" in err
     assert not out.exists() or not any(out.iterdir())
+
+
+def agent_has_critic(path: Path) -> bool:
+    return getattr(load(str(path), RULES, 4), "value_network", None) is not None
+
+
+def test_the_students_critic_stays_with_it_unless_it_is_widened(tmp_path):
+    """A student shipped with its critic keeps it (a search can still value rollouts with
+    it); a widened student has no critic of its widths, so its file has none."""
+    stored = tmp_path / "positions.npz"
+    assert distill.main(["--policy", "ppo-classic-first", "--teacher", "expert", "--players",
+                         "4", "--decisions", "20", "--batch", "8", "--epochs", "1",
+                         "--out", str(tmp_path / "labels")]) == 0  # fmt: skip
+    (tmp_path / "labels" / "positions.npz").rename(stored)
+    for hidden, kept in ((None, True), ("192,160", False)):
+        out = tmp_path / f"fit-{hidden}"
+        argv = ["--policy", "ppo-classic-first", "--positions", str(stored), "--epochs", "1"]
+        assert distill.main([*argv, *(["--hidden", hidden] if hidden else []),
+                             "--out", str(out)]) == 0  # fmt: skip
+        assert agent_has_critic(out / "policy.pt") is kept
+        own = read(SHIPPED["ppo-classic-first"])["hidden"]
+        assert read(out / "policy.pt")["hidden"] == (own if kept else [192, 160])

@@ -9,19 +9,24 @@
   default ``search`` rolling out with the student itself, the agent that improves on the
   student by a policy-improvement step over sampled deals.
   With ``--targets values`` the teacher labels every legal action instead: its mean
-  outcome gain over the student's own choice in the same sampled deals, and the standard
-  error (``RolloutAgent.action_values``).
+  outcome gain over the search's default choice (its rollout policy's: by default the
+  student's) in the same sampled deals, and the standard error
+  (``RolloutAgent.action_values``).
 * **Fit.** From the student's own weights, the actor minimises the cross-entropy of the
   teacher's labels under the masked distribution for ``epochs`` passes. The labels agree
   with the student wherever the search found nothing better, so those positions anchor the
   rest of its play while the others move it where the search did. With ``--temperature``
   the target is soft: the student's own distribution tilted by ``exp(gain / temperature)``
   (the KL-regularised policy improvement by the search's estimates), so every position
-  pulls by as much as the gains say rather than by a single noisy choice.
+  pulls by as much as the gains say rather than by a single noisy choice. ``--hidden``
+  widens the student first, keeping its play (new units start silent).
 
-The result is a policy file of the student's sizes and player counts, which
-``agents.load`` plays without search. The labelled positions are kept beside it
-(``positions.npz``), so a fit can be repeated without the search.
+The result is a policy file of the student's sizes (or ``--hidden``'s) and player counts,
+which ``agents.load`` plays without search; a student shipped with its critic keeps it
+where the widths are its own (the fit moves few choices, and a search can value rollouts
+with it, ``outcome=value``: the next step of the iteration).
+The labelled positions are kept beside it (``positions.npz``), so a fit can be
+repeated without the search.
 """
 
 from __future__ import annotations
@@ -37,13 +42,20 @@ from typing import Any
 import numpy as np
 import torch
 
-from sto_odno_env.bots.checkpoint import CheckpointError, build_network, read, save_policy
+from sto_odno_env.bots.checkpoint import (
+    CheckpointError,
+    build_network,
+    policy_record,
+    read,
+    with_value,
+    write_atomic,
+)
 from sto_odno_env.bots.registry import SHIPPED, AgentError
 from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game import cli, engine
 from sto_odno_env.game.rules import Rules, RulesError, load_rules
 from sto_odno_env.views.observation import obs_size, observe
-from train.masked import log_probs, masked_logits
+from train.masked import log_probs, make_networks, masked_logits, widen_into
 
 POSITION_KEYS = ("obs", "masks", "labels", "own")  # what a fit needs of a positions file
 VALUE_KEYS = ("gain", "error")  # what a fit to the teacher's action values needs besides
@@ -202,6 +214,10 @@ def main(argv: list[str] | None = None) -> int:
         "--decisions", type=cli.positive_int, default=100_000, help="labelled per count"
     )
     parser.add_argument("--batch", type=cli.positive_int, default=256, help="games side by side")
+    parser.add_argument(
+        "--hidden", help="widen the student to these widths first, keeping its play "
+        "(comma-separated, one per hidden layer; default: the student's own)",
+    )  # fmt: skip
     parser.add_argument("--epochs", type=cli.positive_int, default=4)
     parser.add_argument("--minibatch", type=cli.positive_int, default=1024)
     parser.add_argument("--learning-rate", type=float, default=1e-4)
@@ -235,6 +251,27 @@ def _counts(text: str, rules: Rules) -> list[int]:
     return counts
 
 
+def _student_network(record: dict[str, Any], widths: str | None) -> tuple[torch.nn.Module, list]:
+    """The student's actor, widened to ``widths`` (comma-separated, the same depth, no
+    narrower) keeping its play exactly, and its hidden widths."""
+    hidden = list(record["hidden"])
+    if widths is None:
+        network = build_network(record["obs_size"], hidden, record["num_actions"])
+        network.load_state_dict(record["state_dict"])
+        return network, hidden
+    wider = [int(item) for item in widths.split(",") if item.strip().isdigit()]
+    if (
+        len(wider) != len(hidden)
+        or len(wider) != len(widths.split(","))
+        or any(new < old for old, new in zip(hidden, wider, strict=True))
+    ):
+        raise DistillError(f"--hidden {widths!r}: the student's widths are {hidden}; allowed: "
+                           f"{len(hidden)} comma-separated widths, none narrower")  # fmt: skip
+    network, _ = make_networks(record["obs_size"], wider, record["num_actions"])
+    widen_into(network, record["state_dict"])
+    return network, wider
+
+
 def _read_positions(files: str) -> dict[str, np.ndarray]:
     """The positions of one or more ``positions.npz`` files, joined."""
     allowed = "allowed: positions.npz files written by train/distill.py"
@@ -263,6 +300,7 @@ def _run(args: argparse.Namespace) -> int:
     if record["obs_size"] != obs_size(rules):
         raise CheckpointError(f"{path} has {record['obs_size']} inputs; {args.rules} has "
                               f"{obs_size(rules)}")  # fmt: skip
+    network, hidden = _student_network(record, args.hidden)  # refused before any labelling
     teacher_spec = args.teacher
     if teacher_spec == "search":
         teacher_spec = f"search:policy={args.policy}"
@@ -298,12 +336,14 @@ def _run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
         with cli.atomic_open(out / "positions.npz", "wb") as handle:
             np.savez_compressed(handle, **positions)
-    network = build_network(record["obs_size"], list(record["hidden"]), record["num_actions"])
-    network.load_state_dict(record["state_dict"])
     stats = fit(network, positions, args.epochs, args.minibatch, args.learning_rate, args.seed,
                 args.temperature)  # fmt: skip
-    save_policy(out / "policy.pt", network, list(record["hidden"]), record["rules"],
-                record["players"])  # fmt: skip
+    policy = policy_record(network, hidden, record["rules"], record["players"])
+    if "value_state_dict" in record and hidden == list(record["hidden"]):
+        # The student's critic stays with it: the fit moves few of its choices, so the
+        # critic still values this play, and a search can roll out with it (outcome=value).
+        policy = with_value(policy, record["value_state_dict"], record["value_reward"])
+    write_atomic(out / "policy.pt", policy)
     summary = {"policy": args.policy, "teacher": teacher_spec, "opponent": args.opponent,
                "players": counts, "positions": int(positions["labels"].size),
                "teacher_differs": float((positions["labels"] != positions["own"]).mean()),
