@@ -22,7 +22,7 @@ from helpers import default_sigint
 
 from agents import load
 from sto_odno_env.bots.checkpoint import build_network, read
-from sto_odno_env.bots.registry import SHIPPED
+from sto_odno_env.bots.registry import SHIPPED, AgentError
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import load_rules
 from sto_odno_env.views.observation import observe
@@ -184,6 +184,17 @@ def test_the_command_with_action_values(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["temperature"] == 0.05 and summary["positions"] >= 30
     assert agent_has_critic(out / "policy.pt") is False  # ppo-classic ships none
+    # --claim: the file serves the table it was distilled at, and no other
+    claimed = tmp_path / "claimed"
+    code = distill.main(["--policy", "ppo-classic", "--positions", str(out / "positions.npz"),
+                         "--claim", "3", "--epochs", "1", "--out", str(claimed)])  # fmt: skip
+    assert code == 0
+    summary = json.loads((claimed / "summary.json").read_text())
+    assert summary["claims"] == [3] and summary["players"] == [3]  # what the positions hold
+    assert summary["teacher"] == "the --positions files"
+    assert read(claimed / "policy.pt")["players"] == [3]
+    with pytest.raises(AgentError, match="4"):
+        load(str(claimed / "policy.pt"), RULES, 4)
     stored = np.load(out / "positions.npz")
     assert stored["gain"].shape == stored["masks"].shape
     agent = load(str(out / "policy.pt"), RULES, 3)
@@ -199,6 +210,8 @@ def test_the_command_with_action_values(tmp_path):
         (["--policy", "{tmp}/nowhere.pt"], ["nowhere.pt"]),
         (["--policy", "ppo-classic", "--players", "4,x"], ["'x' is not a player count", "3,4"]),
         (["--policy", "ppo-classic", "--players", "7"], ["players: 7", "allowed: 2..6"]),
+        (["--policy", "ppo-classic", "--claim", "6,six"], ["--claim: 'six' is not a player"]),
+        (["--policy", "ppo-classic", "--claim", "8"], ["players: 8", "allowed: 2..6"]),
         (["--policy", "ppo-classic-2p", "--players", "4"], ["ppo-classic-2p", "4"]),
         (["--policy", "ppo-classic", "--teacher", "oracle"], ["unknown agent 'oracle'"]),
         (["--policy", "ppo-classic", "--positions", "{tmp}/none.npz"], ["none.npz", "allowed"]),

@@ -65,6 +65,12 @@ CHEAP = {
     "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-first.yaml": CHEAP_PPO,
     "python train/distill.py --policy ppo-classic --players 4 --decisions 100000 "
     "--out runs/distill": "--decisions 40 --batch 16 --teacher search:samples=2 --epochs 1",
+    "python train/distill.py --policy ppo-classic-first --players 6 --targets values "
+    "--teacher search:policy=ppo-classic-first,outcome=value --decisions 4000 --seed 100 "
+    "--out runs/distill-6p-labels/100": "--decisions 20 --batch 12 --epochs 1 "
+    "--teacher search:samples=2,policy=ppo-classic-first,outcome=value",
+    "python -m agents.evaluate --agents runs/distill-6p/policy.pt --against expert --players 6 "
+    "--matches 9996 --seed 21": "--matches 60",
     "python train/rllib_ppo.py --env-runners 2 --num-envs 256 --minutes 30 --out runs/rllib": (
         "--total-steps 4096 rollout_steps=8 warm_start=none eval_matches=20"
     ),

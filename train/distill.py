@@ -211,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         "--players", default="4", help="comma-separated player counts, the student's (default: 4)"
     )
     parser.add_argument(
+        "--claim", help="comma-separated player counts the distilled file claims (default: "
+        "the student's; a policy distilled at one table can be shipped for that table only)",
+    )  # fmt: skip
+    parser.add_argument(
         "--decisions", type=cli.positive_int, default=100_000, help="labelled per count"
     )
     parser.add_argument("--batch", type=cli.positive_int, default=256, help="games side by side")
@@ -239,12 +243,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _counts(text: str, rules: Rules) -> list[int]:
-    """The player counts of ``--players``, each allowed by ``rules``."""
+def _counts(text: str, rules: Rules, option: str = "--players") -> list[int]:
+    """The player counts of ``option``, each allowed by ``rules``."""
     counts = []
     for item in text.split(","):
         if not item.strip().isdigit():
-            raise DistillError(f"--players: {item!r} is not a player count; allowed: "
+            raise DistillError(f"{option}: {item!r} is not a player count; allowed: "
                                "comma-separated integers, e.g. 3,4")  # fmt: skip
         rules.check_players(int(item))
         counts.append(int(item))
@@ -295,6 +299,7 @@ def _run(args: argparse.Namespace) -> int:
     torch.manual_seed(args.seed)
     rules = load_rules(args.rules)
     counts = _counts(args.players, rules)
+    claimed = _counts(args.claim, rules, "--claim") if args.claim else None
     path = SHIPPED.get(args.policy, args.policy)
     record = read(path)
     if record["obs_size"] != obs_size(rules):
@@ -310,6 +315,10 @@ def _run(args: argparse.Namespace) -> int:
         if positions["obs"].shape[1] != record["obs_size"]:
             raise DistillError(f"--positions hold observations of {positions['obs'].shape[1]}; "
                                f"{path} takes {record['obs_size']}")  # fmt: skip
+        # The summary says what the stored positions hold, not the collecting defaults.
+        teacher_spec = "the --positions files"
+        if "players" in positions:
+            counts = sorted(int(count) for count in np.unique(positions["players"]))
         out.mkdir(parents=True, exist_ok=True)
     else:
         parts = []
@@ -338,7 +347,8 @@ def _run(args: argparse.Namespace) -> int:
             np.savez_compressed(handle, **positions)
     stats = fit(network, positions, args.epochs, args.minibatch, args.learning_rate, args.seed,
                 args.temperature)  # fmt: skip
-    policy = policy_record(network, hidden, record["rules"], record["players"])
+    claimed = claimed or record["players"]
+    policy = policy_record(network, hidden, record["rules"], claimed)
     if "value_state_dict" in record and hidden == list(record["hidden"]):
         # The student's critic stays with it: the fit moves few of its choices, so the
         # critic still values this play, and a search can roll out with it (outcome=value).
@@ -347,7 +357,8 @@ def _run(args: argparse.Namespace) -> int:
     summary = {"policy": args.policy, "teacher": teacher_spec, "opponent": args.opponent,
                "players": counts, "positions": int(positions["labels"].size),
                "teacher_differs": float((positions["labels"] != positions["own"]).mean()),
-               "temperature": args.temperature, **stats}  # fmt: skip
+               "temperature": args.temperature, "hidden": hidden, "claims": claimed,
+               **stats}  # fmt: skip
     text = json.dumps(summary, indent=1) + "\n"
     with cli.atomic_open(out / "summary.json") as handle:
         handle.write(text)
