@@ -212,6 +212,7 @@ def test_the_command_with_action_values(tmp_path):
         (["--policy", "ppo-classic", "--players", "7"], ["players: 7", "allowed: 2..6"]),
         (["--policy", "ppo-classic", "--claim", "6,six"], ["--claim: 'six' is not a player"]),
         (["--policy", "ppo-classic", "--claim", "8"], ["players: 8", "allowed: 2..6"]),
+        (["--policy", "ppo-classic", "--temperature", "0.1"], ["--targets values", "--positions"]),
         (["--policy", "ppo-classic-2p", "--players", "4"], ["ppo-classic-2p", "4"]),
         (["--policy", "ppo-classic", "--teacher", "oracle"], ["unknown agent 'oracle'"]),
         (["--policy", "ppo-classic", "--positions", "{tmp}/none.npz"], ["none.npz", "allowed"]),

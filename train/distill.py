@@ -306,6 +306,9 @@ def _run(args: argparse.Namespace) -> int:
         raise CheckpointError(f"{path} has {record['obs_size']} inputs; {args.rules} has "
                               f"{obs_size(rules)}")  # fmt: skip
     network, hidden = _student_network(record, args.hidden)  # refused before any labelling
+    if args.temperature is not None and not args.positions and args.targets != "values":
+        raise DistillError("--temperature fits action values: collect them with --targets "
+                           "values, or fit stored ones with --positions")  # fmt: skip
     teacher_spec = args.teacher
     if teacher_spec == "search":
         teacher_spec = f"search:policy={args.policy}"
