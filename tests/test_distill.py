@@ -249,6 +249,7 @@ def test_bad_input_is_refused_by_name_and_writes_nothing(tmp_path, capsys, argv,
     ("argv", "allowed"),
     [(["--decisions", "0"], "allowed: an integer >= 1"),
      (["--temperature", "0"], "allowed: a number > 0"),
+     (["--threads", "0"], "allowed: an integer >= 1"),
      (["--temperature", "warm"], "'warm' is not a number; allowed: a number > 0")],
 )  # fmt: skip
 def test_a_bad_number_is_refused_by_the_parser(tmp_path, capsys, argv, allowed):

@@ -226,6 +226,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minibatch", type=cli.positive_int, default=1024)
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--threads", type=cli.positive_int, default=1,
+        help="torch CPU threads (1, as the trainers: two labelling runs side by side on two "
+        "cores labelled about 100 positions a second each with one thread, far fewer with two)",
+    )  # fmt: skip
     parser.add_argument("--out", required=True, help="directory for policy.pt and its record")
     parser.add_argument(
         "--positions",
@@ -296,6 +301,7 @@ def _read_positions(files: str) -> dict[str, np.ndarray]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rules = load_rules(args.rules)
     counts = _counts(args.players, rules)
