@@ -55,7 +55,7 @@ from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game import cli, engine
 from sto_odno_env.game.rules import Rules, RulesError, load_rules
 from sto_odno_env.views.observation import obs_size, observe
-from train.masked import log_probs, make_networks, masked_logits, widen_into
+from train.masked import log_probs, make_networks, masked_logits, widen_into, widens
 
 POSITION_KEYS = ("obs", "masks", "labels", "own")  # what a fit needs of a positions file
 VALUE_KEYS = ("gain", "error")  # what a fit to the teacher's action values needs besides
@@ -269,11 +269,7 @@ def _student_network(record: dict[str, Any], widths: str | None) -> tuple[torch.
         network.load_state_dict(record["state_dict"])
         return network, hidden
     wider = [int(item) for item in widths.split(",") if item.strip().isdigit()]
-    if (
-        len(wider) != len(hidden)
-        or len(wider) != len(widths.split(","))
-        or any(new < old for old, new in zip(hidden, wider, strict=True))
-    ):
+    if len(wider) != len(widths.split(",")) or not widens(hidden, wider):
         raise DistillError(f"--hidden {widths!r}: the student's widths are {hidden}; allowed: "
                            f"{len(hidden)} comma-separated widths, none narrower")  # fmt: skip
     network, _ = make_networks(record["obs_size"], wider, record["num_actions"])
@@ -335,12 +331,12 @@ def _run(args: argparse.Namespace) -> int:
             student = load_agent(args.policy, rules, players)
             teacher = load_agent(teacher_spec, rules, players, seed=args.seed + index)
             opponent = load_agent(args.opponent, rules, players, seed=args.seed + index)
-            print(f"{players} players: labelling {args.decisions} positions with {teacher_spec}",
-                  flush=True)  # fmt: skip
-            started = time.perf_counter()
             if args.targets == "values" and not hasattr(teacher, "action_values"):
                 raise DistillError(f"--targets values needs a search teacher (rollout or "
                                    f"search); {teacher_spec!r} gives no action values")  # fmt: skip
+            print(f"{players} players: labelling {args.decisions} positions with {teacher_spec}",
+                  flush=True)  # fmt: skip
+            started = time.perf_counter()
             part = collect(student, teacher, opponent, rules, players, args.batch,
                            args.decisions, args.seed + 1_000_003 * index,
                            values=args.targets == "values")  # fmt: skip

@@ -27,7 +27,7 @@ from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.views.observation import obs_size, observe
 from train.config import BOTS, TrainConfig
-from train.masked import entropy, log_probs, widen_into
+from train.masked import entropy, log_probs, widen_into, widens
 
 if TYPE_CHECKING:
     from torch import nn
@@ -175,10 +175,7 @@ def teacher_of(
     record = read(path)
     widths = [layer.out_features for layer in actor[:-1] if isinstance(layer, torch.nn.Linear)]
     hidden = list(record["hidden"])
-    widens = len(hidden) == len(widths) and all(
-        old <= new for old, new in zip(hidden, widths, strict=True)
-    )
-    if not widens or record["obs_size"] != obs_size(rules):
+    if not widens(hidden, widths) or record["obs_size"] != obs_size(rules):
         raise CheckpointError(
             f"warm_start={config.warm_start!r} is a network of {record['obs_size']} inputs and "
             f"widths {hidden}; this run's has {obs_size(rules)} and {widths}: allowed: a "

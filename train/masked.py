@@ -35,6 +35,14 @@ def make_networks(
     return actor, critic
 
 
+def widens(hidden: list[int], widths: list[int]) -> bool:
+    """Whether an MLP of ``hidden`` widths loads into one of ``widths`` by
+    :func:`widen_into`: the same depth, and no layer narrower."""
+    return len(hidden) == len(widths) and all(
+        old <= new for old, new in zip(hidden, widths, strict=True)
+    )
+
+
 def widen_into(network: nn.Module, state_dict: dict[str, torch.Tensor]) -> None:
     """Load the weights of a narrower MLP of the same depth into ``network``, keeping its
     function exactly: each old unit keeps its weights and gets zero weight from the new
