@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__ as PACKAGE_VERSION
+from ..game.cli import atomic_open
 from ..game.rules import Rules, RulesError, load_rules
 from ..views.observation import OBSERVATION_VERSION, obs_size
 from .policy import BasePolicy
@@ -106,13 +107,12 @@ def network_sizes(rules: Rules | dict | str | None) -> tuple[int, int]:
 
 
 def write_atomic(path: str | Path, data: dict[str, Any]) -> None:
-    """``torch.save`` to a temporary file beside ``path``, then rename: a file that exists
-    is always whole, even when the writer is killed midway."""
+    """``torch.save`` to a temporary file beside ``path``, then rename
+    (:func:`~sto_odno_env.game.cli.atomic_open`): a file that exists is always whole, even
+    when the writer is stopped midway."""
     torch = _torch()
-    path = Path(path)
-    temporary = path.with_name(path.name + ".tmp")
-    torch.save(data, temporary)
-    temporary.replace(path)
+    with atomic_open(path, "wb") as handle:
+        torch.save(data, handle)
 
 
 def save_policy(

@@ -201,20 +201,95 @@ def _drop_stdout() -> None:
         os.close(devnull)
 
 
+# The shell's code for Ctrl-C; SIGTERM gets it too: a stop asked for, not a failure.
+EXIT_STOPPED = 130
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGINT (Ctrl-C) or SIGTERM asked the command to stop. A KeyboardInterrupt, so that
+    code which already cleans up after Ctrl-C cleans up after SIGTERM the same way."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        """``Ctrl-C`` for SIGINT, the signal's name (``SIGTERM``) otherwise."""
+        if self.signum == signal.SIGINT:
+            return "Ctrl-C"
+        return signal.Signals(self.signum).name
+
+
+class Stopping:
+    """The state of :func:`stopping`: which signal came (:attr:`received`), and
+    :meth:`held`, a block that a signal does not cut."""
+
+    def __init__(self, exception: Callable[[int], BaseException] = Stopped) -> None:
+        self.received: int | None = None
+        self._exception = exception
+        self._holds = 0
+
+    def handle(self, signum: int, frame: object) -> None:
+        """The signal handler: remember the first signal; raise unless a block holds it."""
+        if self.received is None:
+            self.received = signum
+        if not self._holds:
+            raise self._exception(signum)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """A signal that comes while the block runs (writing a result, renaming a file)
+        waits until the block has ended, then stops the command."""
+        self._holds += 1
+        try:
+            yield
+        finally:
+            self._holds -= 1
+        if not self._holds and self.received is not None:
+            raise self._exception(self.received)
+
+
 @contextlib.contextmanager
-def sigterm_raises(exception: type[BaseException] = KeyboardInterrupt) -> Iterator[None]:
-    """While the block runs, SIGTERM raises ``exception`` (by default KeyboardInterrupt, so
-    that it stops a program as Ctrl-C does), in the main thread only, where Python runs
-    signal handlers; the previous handler comes back after."""
+def stopping(
+    signals: tuple[int, ...] = STOP_SIGNALS,
+    exception: Callable[[int], BaseException] = Stopped,
+) -> Iterator[Stopping]:
+    """While the block runs, each of ``signals`` (SIGINT and SIGTERM) raises
+    ``exception(signum)`` (:class:`Stopped`) where the program is, in the main thread (where
+    Python runs signal handlers); the previous handlers come back after. A shell starts
+    background jobs with SIGINT ignored: it is taken here too, as a user's Ctrl-C or a
+    test's signal is meant to stop the command. Elsewhere than in the main thread nothing
+    is installed.
+
+    The one signal helper of the kit: a command catches :class:`Stopped` (or
+    KeyboardInterrupt), says in one line what it kept (:func:`stopped`) and returns
+    :data:`EXIT_STOPPED`.
+    """
+    state = Stopping(exception)
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield state
         return
-
-    def stop(signum: int, frame: object) -> None:
-        raise exception
-
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {number: signal.signal(number, state.handle) for number in signals}
     try:
-        yield
+        yield state
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def stopped(stop: BaseException, outcome: str, prog: str | None = None) -> int:
+    """Print the one line of a command that was stopped (``stopped by SIGTERM: OUTCOME``,
+    ``OUTCOME`` saying what was kept, or that nothing was written) on stderr; return
+    :data:`EXIT_STOPPED`."""
+    how = stop.name if isinstance(stop, Stopped) else "Ctrl-C"
+    prefix = f"{prog}: " if prog else ""
+    print(f"{prefix}stopped by {how}: {outcome}", file=sys.stderr, flush=True)
+    return EXIT_STOPPED
+
+
+def sigterm_raises(exception: type[BaseException] = KeyboardInterrupt):
+    """:func:`stopping` for SIGTERM alone, raising ``exception`` (Ctrl-C keeps Python's
+    own KeyboardInterrupt): for a command that tells the two apart."""
+    return stopping((signal.SIGTERM,), exception)

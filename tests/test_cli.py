@@ -1,0 +1,101 @@
+"""The command-line helpers every command shares (``sto_odno_env/game/cli.py``): the one
+signal helper (:func:`cli.stopping`), the one atomic write (:func:`cli.atomic_open`) and
+the stopped exit code, tested on real processes and real signals."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from sto_odno_env.game import cli
+from tests.helpers import default_sigint
+
+# A command in miniature: writes a file inside a held block, then waits to be stopped.
+PROGRAM = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from sto_odno_env.game import cli
+
+    out = Path(sys.argv[1])
+    try:
+        with cli.stopping() as stop:
+            with stop.held():
+                print("writing", flush=True)
+                time.sleep(float(sys.argv[2]))  # the signal comes now and waits
+                with cli.atomic_open(out / "done.txt") as handle:
+                    handle.write("whole")
+            print("waiting", flush=True)
+            time.sleep(60)
+    except cli.Stopped as stopped:
+        sys.exit(cli.stopped(stopped, "done.txt kept", prog="mini"))
+    """
+)
+
+
+def _run(tmp_path: Path, stop: int, hold: float) -> tuple[subprocess.CompletedProcess, str]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", PROGRAM, str(tmp_path), str(hold)],
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first == "writing\n", first
+        process.send_signal(stop)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process, first + out + err
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_after_the_held_block_with_one_line_and_130(
+    tmp_path: Path, stop: int
+) -> None:
+    process, text = _run(tmp_path, stop, hold=1.0)
+    assert process.returncode == cli.EXIT_STOPPED == 130, text
+    name = "Ctrl-C" if stop == signal.SIGINT else "SIGTERM"
+    # The held block finished (the file is whole) and the stop came right after it.
+    assert "waiting" not in text and "Traceback" not in text, text
+    assert text.endswith(f"mini: stopped by {name}: done.txt kept\n"), text
+    assert (tmp_path / "done.txt").read_text() == "whole"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["done.txt"]
+
+
+def test_stopping_restores_the_previous_handlers() -> None:
+    before = {number: signal.getsignal(number) for number in cli.STOP_SIGNALS}
+    with cli.stopping() as stop:
+        assert all(signal.getsignal(n) == stop.handle for n in cli.STOP_SIGNALS)
+    assert {number: signal.getsignal(number) for number in cli.STOP_SIGNALS} == before
+
+
+def test_a_signal_raises_stopped_at_once_outside_a_held_block() -> None:
+    with pytest.raises(cli.Stopped) as caught, cli.stopping():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(10)  # the handler raises before this ends
+    assert caught.value.signum == signal.SIGTERM and caught.value.name == "SIGTERM"
+    assert isinstance(caught.value, KeyboardInterrupt)  # Ctrl-C's clean-up code runs too
+
+
+def test_atomic_open_leaves_the_old_file_when_the_block_is_stopped(tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    path.write_text("old")
+    with pytest.raises(cli.Stopped), cli.atomic_open(path) as handle:
+        handle.write("half")
+        raise cli.Stopped(signal.SIGINT)
+    assert path.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
