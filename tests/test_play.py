@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from helpers import default_sigint
 
-from sto_odno_env.apps.play import MoveError, main, parse_move
+from sto_odno_env.apps.play import main
 from sto_odno_env.game import engine
 from sto_odno_env.game.cards import (
     NUM_CARDS,
@@ -39,6 +39,7 @@ from sto_odno_env.game.cards import (
 from sto_odno_env.game.rules import load_rules
 from sto_odno_env.records.playback import Playback
 from sto_odno_env.records.replay import replay
+from sto_odno_env.views.text import TextActionError, parse_action
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = Path(__file__).resolve().parent / "data" / "records"
@@ -156,16 +157,16 @@ def test_card_texts_all_name_the_card():
             rank + SUIT_LETTERS[suit],
             f" {rank.lower()}{SUIT_SYMBOLS[suit]} ",
         ):
-            assert parse_move(text, state) == card, text
+            assert parse_action(text, state) == card, text
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("", "empty line"),
-        ("   ", "empty line"),
-        ("zz", "is not a card"),
-        ("11s", "is not a card"),
+        ("", "empty answer"),
+        ("   ", "empty answer"),
+        ("zz", "is not a move"),
+        ("11s", "is not a move"),
         ("99", "there is no move 99"),
         ("0", "there is no move 0"),
         ("p", "you cannot pass now"),
@@ -173,19 +174,19 @@ def test_card_texts_all_name_the_card():
 )
 def test_bad_moves_are_explained(text, message):
     state = _state_with_phase(None)
-    with pytest.raises(MoveError, match=message):
-        parse_move(text, state)
+    with pytest.raises(TextActionError, match=message):
+        parse_action(text, state)
 
 
 def test_suit_prompt_after_a_queen():
     state = _state_with_phase(PHASE_ORDER)
-    assert parse_move("h", state) == ORDER_BASE + 3
-    assert parse_move("♥", state) == ORDER_BASE + 3
-    assert parse_move("Hearts", state) == ORDER_BASE + 3
-    assert parse_move("d", state) == ORDER_BASE + 2  # a suit here, not a draw
-    assert parse_move("1", state) == ORDER_BASE
-    with pytest.raises(MoveError, match="not a suit"):
-        parse_move("qs", state)
+    assert parse_action("h", state) == ORDER_BASE + 3
+    assert parse_action("♥", state) == ORDER_BASE + 3
+    assert parse_action("Hearts", state) == ORDER_BASE + 3
+    assert parse_action("d", state) == ORDER_BASE + 2  # a suit here, not a draw
+    assert parse_action("1", state) == ORDER_BASE
+    with pytest.raises(TextActionError, match="not a suit"):
+        parse_action("qs", state)
 
 
 def test_a_queen_then_a_typed_suit():
@@ -235,8 +236,8 @@ def test_each_bad_input_gets_a_message_and_a_new_prompt():
     printed = out.getvalue()
     assert code == 0
     messages = re.findall(r"^! (.*)$", printed, flags=re.M)
-    assert messages[0].startswith("'zz' is not a card")
-    assert messages[1].startswith("empty line")
+    assert messages[0].startswith("'zz' is not a move")
+    assert messages[1].startswith("empty answer")
     assert messages[2].startswith("you do not hold")
     assert messages[3].startswith("there is no move 99")
     assert messages[4].startswith("you cannot pass now")
@@ -268,7 +269,10 @@ def test_help_and_quit(tmp_path):
     record = tmp_path / "left.jsonl"
     code, out = run(["--seed", "1", "--record", str(record)], "?\n1\n1\nq\n")
     assert code == 0
-    assert "q quits" in out.split("Your move> ?", 1)[1]
+    helped = out.split("Your move> ?", 1)[1]
+    assert "q quits" in helped
+    # the special cards of classic, from its tables: the 8 covers, the queen orders a suit
+    assert "8: must be covered" in helped and "Q: goes on any card; you order the suit" in helped
     assert "you left the match" in out and "partial record" in out
     _replays_unfinished(record)
 
@@ -704,7 +708,7 @@ def test_a_match_in_a_terminal_with_brackets_in_the_record_name(tmp_path):
         screen = terminal.read_until("Your move> ")
         assert "╭─ Round 1 · turn " in screen and "╭─ Legal moves" in screen
         terminal.type("zz")
-        assert "! 'zz' is not a card" in terminal.read_until("Your move> ")
+        assert "! 'zz' is not a move" in terminal.read_until("Your move> ")
         terminal.type("q")
         rest = terminal.finish()
     finally:

@@ -4,9 +4,11 @@
         [--seat N] [--seed S] [--record FILE.jsonl] [--plain]
     python -m sto_odno_env.play --replay FILE.jsonl [--match K]
 
-At your turn type a move number, a card (``Q♠``, ``qs``, ``10h``, ``10♥``), ``d`` to draw
-(or take a penalty), ``p`` to pass; after a queen name a suit (``♥``, ``h`` or its
-number); ``?`` for help, ``q`` to quit. In the viewer: ``n`` (or Enter) next, ``b`` back,
+At your turn type a move number, a move as listed or a card (``Q♠``, ``qs``, ``10h``,
+``queen of spades``), ``d`` to draw (or take a penalty), ``p`` to pass; after a queen name
+a suit (``♥``, ``h`` or its number), or give it with the queen (``qs h``); ``?`` for help
+and what the special cards do, ``q`` to quit. Typed moves are read by the kit's text
+interface (:mod:`sto_odno_env.views.text`). In the viewer: ``n`` (or Enter) next, ``b`` back,
 a record line number to jump there, ``q`` to quit. End of input and Ctrl-C leave cleanly
 (exit codes 0 and 130) and save the record when ``--record`` is given; a match left
 before its end is saved as unfinished (docs/rules.md §10) and replays up to there.
@@ -29,16 +31,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from ..game import cli, engine
-from ..game.cards import (
-    PHASE_ORDER,
-    SUIT_LETTERS,
-    SUIT_SYMBOLS,
-    CardParseError,
-    Deck,
-    action_name,
-    card_name,
-    parse_card,
-)
+from ..game.cards import PHASE_ORDER
 from ..game.rules import PRESETS, Rules, RulesError, load_rules
 from ..records.playback import DealWatch, Playback, with_draws
 from ..records.record import write_records
@@ -55,23 +48,10 @@ from ..views.screen import (
     seat_lines,
     situation,
 )
+from ..views.text import HELP, TextActionError, parse_move, rules_reminder
 
 INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
 TERMINATED = 128 + signal.SIGTERM  # ... and by SIGTERM (kill)
-HELP = (
-    "type a move number, a card (Q♠, qs, 10h, 10♥), d to draw, p to pass; "
-    "after a queen a suit (♠ ♣ ♦ ♥ or s c d h); q quits"
-)
-_SUIT_WORDS = {
-    **{symbol: suit for suit, symbol in enumerate(SUIT_SYMBOLS)},
-    **{letter.lower(): suit for suit, letter in enumerate(SUIT_LETTERS)},
-    **{word: suit for suit, word in enumerate(("spades", "clubs", "diamonds", "hearts"))},
-    **{symbol: suit for suit, symbol in enumerate("♤♧♢♡")},
-}
-
-
-class MoveError(ValueError):
-    """A typed move that cannot be taken; the message says why and what would do."""
 
 
 class Quit(Exception):
@@ -80,51 +60,6 @@ class Quit(Exception):
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM arrived: the program leaves as after Ctrl-C (the record saved), exit 143."""
-
-
-def parse_move(text: str, state: engine.State, game: int = 0) -> int:
-    """The action id meant by ``text`` for the player to act in ``state``.
-
-    Raises :class:`MoveError` with a message for the player when the text is empty, is not
-    a move, names a card the player does not hold, or names a move that is not legal now.
-    """
-    legal = legal_actions(state, game)
-    word = text.strip().lower()
-    if not word:
-        raise MoveError(f"empty line: {HELP}")
-    if word.isdigit():
-        number = int(word)
-        if 1 <= number <= len(legal):
-            return legal[number - 1]
-        raise MoveError(f"there is no move {number}; choose 1 to {len(legal)}")
-    deck = state.tables.deck
-    if int(state.phase[game]) == PHASE_ORDER:
-        if word in _SUIT_WORDS:
-            return deck.order_base + _SUIT_WORDS[word]
-        raise MoveError(f"{text.strip()!r} is not a suit: name one of ♠ ♣ ♦ ♥ (s c d h)")
-    if word in ("d", "draw"):
-        if deck.draw in legal:
-            return deck.draw
-        raise MoveError("you cannot draw now; " + _legal_words(legal, deck))
-    if word in ("p", "pass"):
-        if deck.pass_ in legal:
-            return deck.pass_
-        raise MoveError("you cannot pass now; " + _legal_words(legal, deck))
-    try:
-        card = parse_card(text.strip(), deck)
-    except CardParseError as error:
-        raise MoveError(str(error)) from None
-    hand = int(state.hand[game, int(state.current_player[game])])
-    name = card_name(card, deck)
-    if not hand >> card & 1:
-        raise MoveError(f"you do not hold {name}")
-    if card not in legal:
-        raise MoveError(f"{name} cannot be played now; " + _legal_words(legal, deck))
-    return card
-
-
-def _legal_words(legal: Sequence[int], deck: Deck | None = None) -> str:
-    return "legal: " + ", ".join(action_name(action, deck) for action in legal)
 
 
 class Reader:
@@ -213,6 +148,7 @@ class HumanMatch:
         self.complete = 0  # record events up to the last decision point (what is saved)
         self.shown = 0  # record events already printed or gathered into self.recent
         self.recent: list[dict[str, Any]] = []
+        self.queued: int | None = None  # a suit order typed with its queen
 
     @property
     def record(self) -> list[dict[str, Any]]:
@@ -229,6 +165,8 @@ class HumanMatch:
             legal = legal_actions(self.state)
             if len(legal) == 1:  # forced: no one is asked (docs/rules.md §4)
                 action = legal[0]
+            elif seat == self.seat and self.queued is not None and self.queued in legal:
+                action, self.queued = self.queued, None
             elif seat == self.seat:
                 action = self._ask_human()
             else:
@@ -310,12 +248,17 @@ class HumanMatch:
             if text.strip().lower() in ("q", "quit", "exit"):
                 raise Quit
             if text.strip().lower() in ("?", "help"):  # not "h": that is ♥ at the suit prompt
-                screen.say(screen.text(HELP))
+                screen.block("Help", [screen.text(HELP), "q quits"])
+                lines = rules_reminder(state.tables.rules)
+                screen.block(f"Special cards ({state.tables.rules.name})", lines)
                 continue
             try:
-                return parse_move(text, state)
-            except MoveError as error:
+                move = parse_move(text, state)
+            except TextActionError as error:
                 screen.say(screen.style(f"! {error}", "yellow"))
+                continue
+            self.queued = move.then  # "qs h": the suit answers the order that follows
+            return move.action
 
 
 def replay_session(playback: Playback, screen: Screen, reader: Reader) -> None:
@@ -531,7 +474,8 @@ def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
     screen.say(
         screen.text(
             f"101 · rules {rules.name} · {players} players · seed {seed} · you are seat "
-            f"{args.seat} · {HELP}"
+            f"{args.seat} · type a move's number or name (Q♠, qs, d draws, p passes); "
+            "? shows help and the special cards, q quits"
         )
     )
     screen.deck = rules.deck_spec
