@@ -18,8 +18,10 @@ largely cancels.
   agent's first-place share (its win rate at 2 players) against a table of that bot.
 * Always: per agent first-place rate (Wilson 95%), mean match reward, mean points per
   round, exact-target resets per match; OpenSkill (Plackett–Luce) ratings over all
-  matches; a progress bar; ``results.json``, ``pairs.csv``, ``agents.csv`` and
-  ``winrates.png`` in ``--out``.
+  matches; a progress bar on a terminal (plain lines in a log or a pipe); ``results.json``,
+  ``pairs.csv``, ``agents.csv`` and ``winrates.png`` in ``--out``.
+* Ctrl-C or SIGTERM stops it with one line (how many matches were played), exit 130 and
+  nothing written: no ``--out`` folder is left behind that was not there before.
 
 It needs the ``eval`` extra (openskill for the ratings, tqdm for the bar, matplotlib for
 ``winrates.png``): a missing package is named, with the command that installs it, before
@@ -34,10 +36,10 @@ import csv
 import importlib
 import itertools
 import json
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -146,32 +148,65 @@ PAIRS = ("all", "ladder")
 HEARTBEAT_S = 30.0  # seconds between "still playing" lines without a progress bar
 
 
-def _alive(done: int, total: int, start: float) -> None:
-    print(
-        f"  {done}/{total} matches done, {time.perf_counter() - start:.0f} s",
-        file=sys.stderr,
-        flush=True,
-    )
+class EvaluationStopped(cli.Stopped):
+    """The evaluation was stopped (SIGINT or SIGTERM) after ``done`` of ``total`` matches."""
+
+    def __init__(self, signum: int, done: int, total: int) -> None:
+        super().__init__(signum)
+        self.done, self.total = done, total
 
 
-@contextlib.contextmanager
-def _heartbeat(beat: Callable[[], None], every: float = HEARTBEAT_S) -> Iterator[None]:
-    """Call ``beat`` every ``every`` seconds from a daemon thread while the block runs (a
-    slow bot can take minutes before its first match ends, so a callback per finished
-    match is not enough)."""
-    stop = threading.Event()
+class Progress:
+    """How far the matches are: a tqdm bar on a terminal (``bar``), else plain lines (a
+    start line and one every ``every`` seconds), never ``\\r``-joined text in a log.
 
-    def loop() -> None:
-        while not stop.wait(every):
-            beat()
+    The lines come from a daemon thread: a slow agent (``search``) can take minutes over
+    one engine step of a batch, so a line per finished match would leave a log silent.
+    Neither tqdm (which writes ``\\r`` updates to any file) nor rich (which draws nothing
+    off a terminal until the end) prints periodic plain lines, so this thread stays; on a
+    terminal it only refreshes the bar, so that its clock moves during a slow step.
+    """
 
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
+    def __init__(self, total: int, bar: bool, start_line: str, every: float = HEARTBEAT_S):
+        self.total, self.done = total, 0
+        self.every = 1.0 if bar else every
+        self.start = time.perf_counter()
+        self._bar = None
+        if bar:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, unit="match", file=sys.stderr)
+        else:
+            self.say(start_line)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, daemon=True)
+
+    @staticmethod
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    def update(self, count: int) -> None:
+        self.done += count
+        if self._bar is not None:
+            self._bar.update(count)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every):
+            if self._bar is not None:
+                self._bar.refresh()
+            else:
+                elapsed = time.perf_counter() - self.start
+                self.say(f"  {self.done}/{self.total} matches done, {elapsed:.0f} s")
+
+    def __enter__(self) -> Progress:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        if self._bar is not None:
+            self._bar.close()  # ends the bar's line, so that a stop's line starts afresh
 
 
 def plot_win_rates(rows: list[dict], summary: list[dict], path: Path, title: str) -> None:
@@ -230,8 +265,10 @@ def evaluate(
 ) -> dict:
     """Run an evaluation and return its results (see the module docstring).
 
-    ``progress`` shows a progress bar on stderr; without it a start line and a line every
-    ``HEARTBEAT_S`` seconds still say that the run is alive. Bad settings raise a
+    ``progress`` shows a progress bar on stderr (for a terminal); without it a start line
+    and a line every ``HEARTBEAT_S`` seconds still say that the run is alive. A stop
+    (SIGINT, SIGTERM as :class:`~sto_odno_env.game.cli.Stopped`) while the matches are
+    played raises :class:`EvaluationStopped`, which says how many were done. Bad settings raise a
     ``ValueError`` (:class:`EvaluationError`, ``AgentError`` or ``RulesError``).
     """
     if against is not None and against in names:
@@ -252,31 +289,17 @@ def evaluate(
     everyone = [*names, against] if against is not None else names
     agents = {name: load(name, rules, players, seed=seed) for name in dict.fromkeys(everyone)}
     schedule, pairings = plan(list(dict.fromkeys(names)), players, matches, pairs, seed, against)
-    done = [0]
-
-    def update(count: int) -> None:
-        done[0] += count
-        if bar is not None:
-            bar.update(count)
-
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(schedule), unit="match", file=sys.stderr)
-    else:
-        print(
-            f"playing {cli.plural(len(schedule), 'match', 'matches')} "
-            f"({', '.join(agents)}; batch {batch})",
-            file=sys.stderr,
-            flush=True,
-        )
-    start = time.perf_counter()
-    with _heartbeat(lambda: None if progress else _alive(done[0], len(schedule), start)):
-        results = play(rules, players, agents, schedule, batch=batch, progress=update)
-    elapsed = time.perf_counter() - start
-    if bar:
-        bar.close()
+    start_line = (
+        f"playing {cli.plural(len(schedule), 'match', 'matches')} "
+        f"({', '.join(agents)}; batch {batch})"
+    )
+    with Progress(len(schedule), progress, start_line) as shown:
+        try:
+            results = play(rules, players, agents, schedule, batch=batch, progress=shown.update)
+        except KeyboardInterrupt as stop:
+            signum = getattr(stop, "signum", signal.SIGINT)
+            raise EvaluationStopped(signum, shown.done, len(schedule)) from None
+    elapsed = time.perf_counter() - shown.start
     rows = [head_to_head(results, a, b) for a, b in pairings]
     summary = agent_summary(results, list(agents))
     ratings = openskill_ratings(results, list(agents))
@@ -419,7 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-progress",
         action="store_true",
-        help=f"no progress bar; a start line and a line every {HEARTBEAT_S:.0f} s instead",
+        help=f"no progress bar on a terminal: a start line and a line every "
+        f"{HEARTBEAT_S:.0f} s instead (what a log or a pipe always gets)",
     )
     parser.add_argument(
         "--against",
@@ -446,40 +470,55 @@ def main(argv: list[str] | None = None) -> int:
             f"--agents lists {', '.join(repeated)} more than once; give each agent "
             "once (a table of more players is filled from the list in turn)"
         )
+    bar = not args.no_progress and sys.stderr.isatty()  # a log or a pipe gets plain lines
     try:  # before anything is loaded, played or written
-        check_dependencies(progress=not args.no_progress, out=bool(args.out))
+        check_dependencies(progress=bar, out=bool(args.out))
     except EvaluationError as error:
         parser.error(str(error))
     if args.out:
         problem = cli.output_problem(args.out, directory=True)
         if problem:
             parser.error(f"--out: {problem}")
-        try:  # now, not after a long evaluation
-            Path(args.out).mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            parser.error(f"--out: {cli.write_problem(args.out, error)}")
+    out = Path(args.out) if args.out else None
+    report: dict | None = None
     try:
-        report = evaluate(
-            names,
-            args.rules,
-            args.players,
-            args.matches,
-            args.seed,
-            args.pairs,
-            args.batch,
-            progress=not args.no_progress,
-            against=args.against,
+        with cli.stopping() as stop, contextlib.ExitStack() as folder:
+            if out is not None:
+                try:  # now, not after a long evaluation; removed again if nothing comes in
+                    folder.enter_context(cli.output_directory(out))
+                except OSError as error:
+                    parser.error(f"--out: {cli.write_problem(out, error)}")
+            try:
+                report = evaluate(
+                    names,
+                    args.rules,
+                    args.players,
+                    args.matches,
+                    args.seed,
+                    args.pairs,
+                    args.batch,
+                    progress=bar,
+                    against=args.against,
+                )
+            except (AgentError, RulesError, EvaluationError) as error:
+                parser.error(str(error))
+            with stop.held():  # the report and its files are whole, or not begun
+                print_report(report)
+                if out is not None:
+                    try:
+                        write_outputs(report, out)
+                    except OSError as error:
+                        parser.error(f"--out: {cli.write_problem(error.filename or out, error)}")
+                    print(f"\nwrote {', '.join(str(out / name) for name in OUTPUT_FILES)}")
+    except EvaluationStopped as stopped:
+        return cli.stopped(
+            stopped, f"{stopped.done} of {stopped.total} matches played; nothing written"
         )
-    except (AgentError, RulesError, EvaluationError) as error:
-        parser.error(str(error))
-    print_report(report)
-    if args.out:
-        out = Path(args.out)
-        try:
-            write_outputs(report, out)
-        except OSError as error:
-            parser.error(f"--out: {cli.write_problem(error.filename or out, error)}")
-        print(f"\nwrote {', '.join(str(out / name) for name in OUTPUT_FILES)}")
+    except KeyboardInterrupt as stopped:  # loading the agents, or after the report
+        if report is not None:
+            where = f" and in {out}" if out is not None else ""
+            return cli.stopped(stopped, f"after the evaluation ended; its report is above{where}")
+        return cli.stopped(stopped, "before any match was played; nothing written")
     return 0
 
 

@@ -13,17 +13,23 @@
 from __future__ import annotations
 
 import csv
+import fcntl
 import json
 import math
 import os
+import re
+import signal
+import struct
 import subprocess
 import sys
+import termios
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import needs
+from helpers import default_sigint, needs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -586,11 +592,18 @@ def test_cli_without_openskill_says_so_before_playing(tmp_path):
 
 def test_cli_names_every_missing_package_for_what_was_asked(tmp_path):
     env = without(tmp_path, "openskill", "tqdm", "matplotlib")
+    # On a terminal the bar is drawn, with tqdm
+    code, stderr = on_a_terminal(env, "--out", str(tmp_path / "eval"))
+    assert code == 2, stderr
+    for name in ("openskill", "tqdm", "matplotlib"):
+        assert name in stderr
+    assert "--no-progress goes without" in stderr
+    assert not (tmp_path / "eval").exists()
+    # off a terminal (a log, a pipe) progress is plain lines: no tqdm needed
     done = evaluate_cli(env, "--out", str(tmp_path / "eval"))
     assert done.returncode == 2
-    for name in ("openskill", "tqdm", "matplotlib"):
-        assert name in done.stderr
-    assert "--no-progress goes without" in done.stderr
+    assert "openskill" in done.stderr and "matplotlib" in done.stderr
+    assert "tqdm" not in done.stderr
     # no --out and no bar: only openskill is needed
     done = evaluate_cli(env, "--no-progress")
     assert done.returncode == 2
@@ -682,3 +695,128 @@ def test_an_agent_with_several_parameters_plays_from_the_command_line(capsys):
     assert main([*argv, "--matches", "4", "--seed", "3", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert any(line.startswith("| rollout:samples=2,horizon=4 |") for line in out.splitlines())
+
+
+# --- stopping and progress off a terminal ----------------------------------------------------
+
+
+@pytest.mark.slow  # a command in a subprocess
+@needs("openskill", "matplotlib")
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_during_the_matches_says_so_in_one_line_and_leaves_no_folder(tmp_path, stop):
+    """Ctrl-C or SIGTERM while the matches are played: exit 130, one line saying how many
+    were played and that nothing was written, no traceback, and no --out folder (nor the
+    parent it made). Progress off a terminal is plain lines, never ``\\r``-joined."""
+    out = tmp_path / "runs" / "evalint"
+    command = [sys.executable, "-m", "agents.evaluate", "--agents", "expert,random"]
+    command += ["--matches", "2000000", "--batch", "64", "--out", str(out)]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()
+        assert first.startswith("playing 2000000 matches (expert, random"), first
+        assert out.is_dir()  # made at the start, so that a bad path fails at once
+        time.sleep(1.5)  # matches under way
+        process.send_signal(stop)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    name = "Ctrl-C" if stop == signal.SIGINT else "SIGTERM"
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and "\r" not in stderr, stderr
+    assert re.fullmatch(
+        rf"stopped by {name}: \d+ of 2000000 matches played; nothing written\n", stderr
+    ), stderr
+    assert stdout == ""
+    assert list(tmp_path.iterdir()) == []  # neither evalint/ nor the runs/ it made
+
+
+@pytest.mark.slow  # a command in a subprocess
+@needs("openskill")
+def test_a_stop_keeps_a_folder_that_was_there_before(tmp_path):
+    out = tmp_path / "eval"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    command = [sys.executable, "-m", "agents.evaluate", "--agents", "expert,random"]
+    command += ["--matches", "2000000", "--batch", "64", "--out", str(out), "--no-progress"]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("playing")
+        time.sleep(1.0)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130 and "nothing written" in stderr, stderr
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def test_a_bad_agent_leaves_no_out_folder(tmp_path, capsys):
+    out = tmp_path / "new" / "eval"
+    with pytest.raises(SystemExit) as caught:
+        main(["--agents", "expert,alphazero", "--matches", "4", "--out", str(out)])
+    assert caught.value.code == 2
+    assert "unknown agent 'alphazero'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def on_a_terminal(env: dict[str, str], *args: str) -> tuple[int, str]:
+    """``agents.evaluate`` with its stderr on a pseudo-terminal: (exit code, stderr)."""
+    main_fd, terminal = os.openpty()
+    # 24 rows of 80 columns, as a terminal window (a new pseudo-terminal has 0 columns)
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    command = [sys.executable, "-m", "agents.evaluate", "--agents", "expert,greedy,random"]
+    try:
+        process = subprocess.Popen(
+            [*command, "--matches", "40", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=terminal,
+        )
+    finally:
+        os.close(terminal)
+    chunks = []
+    try:
+        while True:  # read while it runs: a terminal holds little
+            try:
+                chunk = os.read(main_fd, 4096)
+            except OSError:  # the other end is closed: all read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        code = process.wait(timeout=120)
+    finally:
+        os.close(main_fd)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return code, b"".join(chunks).decode()
+
+
+@needs("tqdm", "openskill")
+def test_on_a_terminal_the_progress_is_a_bar():
+    code, stderr = on_a_terminal({**os.environ, "PYTHONPATH": str(ROOT)})
+    assert code == 0, stderr
+    assert "120/120" in stderr and "match/s" in stderr and "playing" not in stderr

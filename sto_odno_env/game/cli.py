@@ -146,6 +146,26 @@ def _umask() -> int:
     return mask
 
 
+@contextlib.contextmanager
+def output_directory(path: str | Path) -> Iterator[Path]:
+    """Create the directory ``path`` (and its missing parents) now, before the long work, so
+    that a path that cannot be made fails at once; if the block raises (an error, a stop),
+    the directories made here that are still empty are removed again: a stopped command
+    never leaves an empty folder behind."""
+    path = Path(path)
+    made = [folder for folder in [path, *path.parents] if not folder.exists()]
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        yield path
+    except BaseException:
+        for folder in made:  # the deepest first
+            try:
+                folder.rmdir()
+            except OSError:  # not empty (or gone): keep it and what is above
+                break
+        raise
+
+
 def write_problem(path: str | Path, error: OSError) -> str:
     """One line for a write that failed: the path and the system's reason."""
     return f"cannot write {str(path)!r}: {error.strerror or error}; give a writable location"
