@@ -820,3 +820,57 @@ def test_on_a_terminal_the_progress_is_a_bar():
     code, stderr = on_a_terminal({**os.environ, "PYTHONPATH": str(ROOT)})
     assert code == 0, stderr
     assert "120/120" in stderr and "match/s" in stderr and "playing" not in stderr
+
+
+class Foreign:
+    """A class of someone else's, pickled in a torch file."""
+
+    def __init__(self) -> None:
+        self.weights = [1.0, 2.0]
+
+
+class Planted:
+    """A pickled call: unpickling it would run code (touch a file)."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.marker),))
+
+
+@needs("torch")
+def test_a_corrupt_or_foreign_pt_for_agents_is_one_line_of_our_own(tmp_path, capsys):
+    import torch
+
+    from sto_odno_env.bots.checkpoint import build_network, network_sizes
+
+    width, actions = network_sizes("classic")
+    save_policy(tmp_path / "whole.pt", build_network(width, [8], actions), [8])
+    raw = (tmp_path / "whole.pt").read_bytes()
+    marker = tmp_path / "ran"
+    files = {
+        "truncated": raw[: len(raw) // 2],
+        "random bytes": np.random.default_rng(0).bytes(4000),
+    }
+    for name, data in files.items():
+        (tmp_path / f"{name}.pt").write_bytes(data)
+    torch.save({"policy": Foreign()}, tmp_path / "foreign.pt")
+    torch.save({"policy": Planted(str(marker))}, tmp_path / "planted.pt")
+    expected = {
+        "truncated": "it is not a readable torch file",
+        "random bytes": "it is not a readable torch file",
+        "foreign": f"it holds Python objects ({Foreign.__module__}.Foreign), which are never",
+        "planted": "it holds Python objects (getattr), which are never loaded",
+    }
+    for name, reason in expected.items():
+        path = tmp_path / f"{name}.pt"
+        with pytest.raises(SystemExit) as caught:
+            main(["--agents", f"{path},expert", "--matches", "4", "--no-progress"])
+        assert caught.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err  # one line
+        assert f"{str(path)!r} is not a policy or checkpoint of this kit: {reason}" in err, err
+        assert "'format': 'sto-odno-policy'" in err  # what was expected
+        assert "weights_only" not in err and "arbitrary code" not in err, err
+    assert not marker.exists()  # the foreign file's code never ran

@@ -21,6 +21,8 @@ is wrong with it.
 
 from __future__ import annotations
 
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -134,16 +136,14 @@ def read(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {str(path)!r} {what}")
     torch = _torch()
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns about a foreign pickle's protocol
+            warnings.simplefilter("ignore")
+            data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many kinds for a bad file
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} is not a readable torch file: "
-            f"{type(error).__name__}: {error}"
-        ) from None
+        raise CheckpointError(_not_ours(path, _unreadable(error))) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} is not a {FORMAT} file (no 'format': {FORMAT!r} entry)"
-        )
+        what = "no 'format' entry" if isinstance(data, dict) else f"a {type(data).__name__}"
+        raise CheckpointError(_not_ours(path, f"it holds {what}"))
     if data.get("version") not in READABLE_VERSIONS:
         raise CheckpointError(
             f"checkpoint {str(path)!r} has version {data.get('version')!r}; allowed: "
@@ -166,6 +166,30 @@ def read(path: str | Path) -> dict[str, Any]:
             f"{observation_version!r}; this env has version {OBSERVATION_VERSION}"
         )
     return data
+
+
+EXPECTED = (
+    f"expected a torch file of tensors and plain data with 'format': {FORMAT!r}, as "
+    "save_policy, train/ppo.py and train/ship.py write"
+)
+
+
+def _not_ours(path: Path, reason: str) -> str:
+    """The one line for a file that is not a policy or checkpoint of this kit."""
+    return f"{str(path)!r} is not a policy or checkpoint of this kit: {reason}; {EXPECTED}"
+
+
+def _unreadable(error: Exception) -> str:
+    """Why ``torch.load(weights_only=True)`` refused a file, in the kit's words: torch's own
+    message advises loading with ``weights_only=False``, which would run the file's code,
+    so it is never passed on."""
+    found = re.search(r"Unsupported global: GLOBAL ([\w.]+)", str(error))
+    if found:
+        return (
+            f"it holds Python objects ({found.group(1)}), which are never loaded (loading "
+            "them could run code from the file)"
+        )
+    return "it is not a readable torch file (truncated, corrupt or another format)"
 
 
 def check_fits(
@@ -301,9 +325,14 @@ def _network(data: dict, path: Path, key: str, outputs: int, what: str):
     network = build_network(data["obs_size"], list(data.get("hidden", [])), outputs)
     try:
         network.load_state_dict(data[key])
-    except (KeyError, RuntimeError) as error:
+    except KeyError:
+        raise CheckpointError(f"checkpoint {str(path)!r} has {what} missing ({key!r})") from None
+    except RuntimeError as error:  # torch names each mismatch on a line of its own
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        details = lines[1:] or lines
+        more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
         raise CheckpointError(
-            f"checkpoint {str(path)!r} has {what} that do not fit its network: {error}"
+            f"checkpoint {str(path)!r} has {what} that do not fit its network: {details[0]}{more}"
         ) from None
     return network
 
