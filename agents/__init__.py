@@ -7,6 +7,7 @@ Every agent has the interface of :mod:`sto_odno_env.bots.policy`:
 ``agent(observation, mask) -> int`` for one decision.
 """
 
+from sto_odno_env.bots.catalog import recommended
 from sto_odno_env.bots.checkpoint import CheckpointError, save_policy
 from sto_odno_env.bots.heuristic import ExpertAgent, GreedyAgent, RandomAgent
 from sto_odno_env.bots.registry import BOTS, AgentError, load
@@ -23,5 +24,6 @@ __all__ = [
     "RolloutAgent",
     "SearchAgent",
     "load",
+    "recommended",
     "save_policy",
 ]

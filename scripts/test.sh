@@ -2,7 +2,8 @@
 # Lint and tests.
 #   ./scripts/test.sh           lint + the whole suite, slow tests included (what CI runs:
 #                               .ci/run), then pytest's 15 slowest tests
-#   ./scripts/test.sh --quick   lint + pytest -m "not slow": the fast tier for the edit loop
+#   ./scripts/test.sh --quick   lint + pytest -m "not slow" tests: the fast tier for the edit
+#                               loop (the lab's tests, lab/tests, run in the whole suite only)
 # Extra arguments go to pytest. .venv is set up first, only when needed (scripts/setup.sh:
 # the same install as ./scripts/train.sh, redone only when pyproject.toml, setup.sh or
 # $EXTRAS changed).
@@ -18,7 +19,7 @@ fi
 ruff check .
 ruff format --check .
 if [ "$tier" = quick ]; then
-  python -m pytest -q -n 2 -m "not slow" "$@"
+  python -m pytest -q -n 2 -m "not slow" tests "$@"
 else
   python -m pytest -q -n 2 --durations=15 "$@"
 fi

@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--policy", default="ppo-classic-2p", help="opponent (registry name)")
+    parser.add_argument("--policy", default="ppo-classic", help="opponent (registry name)")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--batch", type=int, default=8192)
     parser.add_argument("--shares", default="0.7,0.9", help="ready_share values, commas")

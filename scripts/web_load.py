@@ -1,6 +1,6 @@
 """Load test of the web table on loopback: many concurrent games, the move latency measured.
 
-    python scripts/web_load.py [--games 50] [--agents expert,ppo-classic-2p] [--seconds 60]
+    python scripts/web_load.py [--games 50] [--agents expert,ppo-classic] [--seconds 60]
         [--think 0.5,1.5] [--repeat 3] [--pages]
 
 Starts ``python -m sto_odno_env.web`` on a free loopback port, then plays ``--games``
@@ -14,9 +14,11 @@ move at once, the server's saturation); a finished game is followed by a new one
 agent play until the human's next decision. ``--pages`` also fetches the HTML page after
 every move (what a browser does after its form's redirect), timed apart.
 
-Prints one row per agent and run, then the medians over the runs: moves, moves/s, latency
-percentiles in ms, the server process's CPU (one core = 100%). Exit code 1 when the median
-p95 move latency of an agent is over ``--limit`` ms (100).
+Prints one row per agent and run as it ends, then the medians over the runs: moves,
+moves/s, latency percentiles in ms, the server process's CPU (one core = 100%). Exit code 1
+when the median p95 move latency of an agent is over ``--limit`` ms (100). Ctrl-C or SIGTERM
+stops the clients and the server: one line saying how many runs were measured (their rows
+are above), exit 130.
 """
 
 from __future__ import annotations
@@ -31,15 +33,18 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from sto_odno_env.bots.registry import split_agent_names  # noqa: E402
+from sto_odno_env.game import cli  # noqa: E402
 
 
 def free_port() -> int:
@@ -73,9 +78,11 @@ class Client:
         response = self.connection.getresponse()
         return response.status, response.read()
 
-    def run(self, stop: float) -> None:
+    def run(self, stop: float, halt: threading.Event | None = None) -> None:
+        """Play games until ``stop`` (a ``perf_counter`` time) or until ``halt`` is set."""
+        halt = halt or threading.Event()
         try:
-            while time.perf_counter() < stop:
+            while time.perf_counter() < stop and not halt.is_set():
                 status, body = self.request("POST", "/api/games", {"opponents": self.agent})
                 if status != 201:
                     self.errors.append(f"new game: {status} {body[:200]!r}")
@@ -83,7 +90,8 @@ class Client:
                 view = json.loads(body)
                 self.games += 1
                 while not view["over"] and time.perf_counter() < stop:
-                    time.sleep(self.rng.uniform(*self.think))
+                    if halt.wait(self.rng.uniform(*self.think)):
+                        return
                     cards = [m for m in view["legal"] if m["kind"] == "card"]
                     legal = cards if cards and self.rng.random() < 0.9 else view["legal"]
                     move = self.rng.choice(legal)
@@ -113,15 +121,23 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def one_run(port: int, pid: int, args, agent: str, seed: int) -> dict:
+    """One run of ``--games`` clients for ``--seconds``; a stop (cli.Stopped) halts the
+    clients, waits for their requests under way, and passes on."""
     think = args.think
     clients = [Client(port, agent, think, seed * 1000 + k, args.pages) for k in range(args.games)]
     cpu_before, started = cpu_seconds(pid), time.perf_counter()
     stop = started + args.seconds
-    threads = [threading.Thread(target=client.run, args=(stop,)) for client in clients]
+    halt = threading.Event()
+    threads = [threading.Thread(target=client.run, args=(stop, halt)) for client in clients]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join()
+    try:
+        for thread in threads:
+            thread.join()
+    finally:  # a stop: the clients end their requests under way, then leave
+        halt.set()
+        for thread in threads:
+            thread.join()
     elapsed = time.perf_counter() - started
     cpu = (cpu_seconds(pid) - cpu_before) / elapsed
     moves = [t for client in clients for t in client.moves]
@@ -168,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--games", type=int, default=50, help="concurrent games (50)")
-    parser.add_argument("--agents", default="expert,ppo-classic-2p", help="the opponents")
+    parser.add_argument("--agents", default="expert,ppo-classic", help="the opponents")
     parser.add_argument("--seconds", type=float, default=60.0, help="length of a run (60)")
     parser.add_argument(
         "--think", type=parse_think, default=(0.5, 1.5), help="think time LOW,HIGH s (0.5,1.5)"
@@ -177,56 +193,91 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", action="store_true", help="also fetch the page per move")
     parser.add_argument("--limit", type=float, default=100.0, help="p95 limit in ms (100)")
     args = parser.parse_args(argv)
+    agents = split_agent_names(args.agents)
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "sto_odno_env.web", "--port", str(port), "--max-games", "5000"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-    )
+    done: list[dict] = []  # the runs measured
     try:
-        deadline = time.monotonic() + 60
-        while True:
+        with cli.stopping(), tempfile.TemporaryFile("w+") as log:
+            # Its own session: a Ctrl-C at the terminal reaches this script only, which stops
+            # the server itself; the server's own lines go to a log shown if it fails.
+            command = [sys.executable, "-m", "sto_odno_env.web", "--port", str(port)]
+            server = subprocess.Popen(
+                [*command, "--max-games", "5000"],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,
+            )
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("error: the server did not start") from None
-                time.sleep(0.2)
-        load = os.getloadavg()
-        print(
-            f"{args.games} concurrent games, think {args.think[0]:g}-{args.think[1]:g} s, "
-            f"{args.seconds:g} s per run, {os.cpu_count()} cores, load average before "
-            f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
-        )
-        header = (
-            f"{'agent (run)':<24} {'games':>6} {'moves':>7} {'moves/s':>8} {'p50 ms':>7} "
-            f"{'p95 ms':>7} {'p99 ms':>7} {'max ms':>8} {'server':>7}"
-        )
-        print(header + ("  page p95" if args.pages else ""))
-        failed = False
-        for agent in split_agent_names(args.agents):
-            warm = Client(port, agent, (0.0, 0.0), 0, False)  # loads the agent (torch) once
-            warm.run(time.perf_counter() + 2)
-            runs = [one_run(port, server.pid, args, agent, seed) for seed in range(args.repeat)]
-            for number, result in enumerate(runs, 1):
-                print(row(result, f"{agent} ({number})"), flush=True)
-            median = {
-                key: statistics.median(r[key] for r in runs) if runs[0][key] is not None else None
-                for key in runs[0]
-                if key != "agent"
-            }
-            print(row(median, f"{agent} (median)"), flush=True)
-            failed |= median["p95"] > args.limit
-        return 1 if failed else 0
-    finally:
-        # SIGTERM, not SIGINT: a script started in the background hands its children
-        # SIGINT ignored, and the server would never stop
-        server.send_signal(signal.SIGTERM)
+                return 1 if measure(args, agents, port, server, log, done) else 0
+            finally:
+                # SIGTERM, not SIGINT: a script started in the background hands its
+                # children SIGINT ignored, and the server would never stop
+                server.send_signal(signal.SIGTERM)
+                try:
+                    server.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+    except cli.Stopped as stop:
+        total = len(agents) * args.repeat
+        kept = "their rows are above" if done else "nothing to show"
+        return cli.stopped(stop, f"{len(done)} of {total} runs measured; {kept}")
+
+
+def wait_for_server(port: int, server: subprocess.Popen, log: IO[str]) -> None:
+    """Return once the server accepts connections; exit with its log if it does not."""
+    deadline = time.monotonic() + 60
+    while True:
         try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise SystemExit(f"error: the server did not start\n{log.read()}") from None
+            time.sleep(0.2)
+
+
+def measure(
+    args: argparse.Namespace,
+    agents: list[str],
+    port: int,
+    server: subprocess.Popen,
+    log: IO[str],
+    done: list[dict],
+) -> bool:
+    """Print a row per run as it ends (appended to ``done``) and each agent's medians;
+    whether an agent's median p95 is over ``--limit``."""
+    wait_for_server(port, server, log)
+    load = os.getloadavg()
+    print(
+        f"{args.games} concurrent games, think {args.think[0]:g}-{args.think[1]:g} s, "
+        f"{args.seconds:g} s per run, {os.cpu_count()} cores, load average before "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
+    header = (
+        f"{'agent (run)':<24} {'games':>6} {'moves':>7} {'moves/s':>8} {'p50 ms':>7} "
+        f"{'p95 ms':>7} {'p99 ms':>7} {'max ms':>8} {'server':>7}"
+    )
+    print(header + ("  page p95" if args.pages else ""), flush=True)
+    failed = False
+    for agent in agents:
+        warm = Client(port, agent, (0.0, 0.0), 0, False)  # loads the agent (torch) once
+        warm.run(time.perf_counter() + 2)
+        runs = []
+        for seed in range(args.repeat):
+            runs.append(one_run(port, server.pid, args, agent, seed))
+            done.append(runs[-1])
+            print(row(runs[-1], f"{agent} ({seed + 1})"), flush=True)
+        median = {
+            key: statistics.median(r[key] for r in runs) if runs[0][key] is not None else None
+            for key in runs[0]
+            if key != "agent"
+        }
+        print(row(median, f"{agent} (median)"), flush=True)
+        failed |= median["p95"] > args.limit
+    return failed
 
 
 if __name__ == "__main__":

@@ -54,23 +54,13 @@ CHEAP_PPO = (
     "eval_matches=20 overlap=false"
 )
 CHEAP = {
-    "python train/ppo.py players_mix=[2,3,4,5,6] players_weights=[2,1,2,1,1] "
-    "warm_start=ppo-classic": CHEAP_PPO,
-    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-encyclopedia.yaml": CHEAP_PPO,
-    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-2p-wide.yaml": CHEAP_PPO,
-    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-2p-long.yaml": CHEAP_PPO,
-    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-vs-expert.yaml": (
+    "python train/ppo.py --config lab/policies/ppo-encyclopedia.yaml --out runs/encyclopedia": (
         CHEAP_PPO
     ),
-    "python train/ppo.py --config sto_odno_env/bots/policies/ppo-classic-first.yaml": CHEAP_PPO,
-    "python train/distill.py --policy ppo-classic --players 4 --decisions 100000 "
+    "python train/distill.py --policy ppo-classic-first --players 4 --decisions 100000 "
     "--out runs/distill": "--decisions 40 --batch 16 --teacher search:samples=2 --epochs 1",
-    "python train/distill.py --policy ppo-classic-first --players 6 --targets values "
-    "--teacher search:policy=ppo-classic-first,outcome=value --decisions 4000 --seed 100 "
-    "--out runs/distill-6p-labels/100": "--decisions 20 --batch 12 --epochs 1 "
-    "--teacher search:samples=2,policy=ppo-classic-first,outcome=value",
-    "python -m agents.evaluate --agents runs/distill-6p/policy.pt --against expert --players 6 "
-    "--matches 9996 --seed 21": "--matches 60",
+    "python -m agents.evaluate --agents runs/distill/policy.pt --against expert --players 4 "
+    "--matches 400": "--matches 8",
     "python train/rllib_ppo.py --env-runners 2 --num-envs 256 --minutes 30 --out runs/rllib": (
         "--total-steps 4096 rollout_steps=8 warm_start=none eval_matches=20"
     ),
@@ -85,6 +75,7 @@ SLOW = [
     ("environments.md", "check_env"),
     ("training.md", ""),
     ("play.md", "ppo-classic"),  # loads torch
+    ("README.md", "ppo-classic"),  # loads torch and plays 400 matches
 ]
 
 # Text in a block -> the optional module it needs (a base install skips the block).
@@ -207,7 +198,7 @@ def scratch(tmp_path: Path) -> Path:
     """A working directory with the repository's scripts, configs, shipped policies'
     configs (sto_odno_env/bots/policies/*.yaml) and docs (a config may warm-start from a
     stage kept there), and no runs/."""
-    for name in ("train", "configs", "sto_odno_env", "docs"):
+    for name in ("train", "configs", "sto_odno_env", "docs", "lab"):
         (tmp_path / name).symlink_to(REPO / name)
     return tmp_path
 

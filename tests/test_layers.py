@@ -26,7 +26,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "architecture.md"
-PACKAGES = ("sto_odno_env", "agents", "train", "scripts")  # first-party code, tests aside
+PACKAGES = ("sto_odno_env", "agents", "train", "scripts", "lab")  # first-party code, tests aside
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,9 @@ def module_files(root: Path = REPO) -> dict[str, Path]:
     found = {}
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
-            if "__pycache__" in path.parts:
-                continue
             parts = list(path.relative_to(root).with_suffix("").parts)
+            if "__pycache__" in path.parts or parts[:2] == ["lab", "tests"]:
+                continue
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join(parts)] = path

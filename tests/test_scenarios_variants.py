@@ -720,7 +720,7 @@ def test_deck_52_in_the_envs_and_bots():
     with pytest.raises(ValueError, match="bot 'greedy' is set up for rules 'classic' with the 52"):
         GreedyAgent(rules).act(np.zeros((1, 253), np.float32), np.ones((1, 42), np.int8))
     with pytest.raises(ValueError, match="differ in deck"):
-        load("ppo-classic-2p", rules=rules, players=2)
+        load("ppo-classic-2p-long", rules=rules, players=2)
 
 
 @needs("openskill")  # the report rates every agent

@@ -129,13 +129,13 @@ def test_search_arguments():
     assert (agent.samples, agent.pool, agent.floor) == (3, 2, 0.5)
     assert type(agent.default_policy).__name__ == "ExpertAgent"
     assert type(agent.model).__name__ == "GreedyAgent"
-    # The rollouts are the policy measured best for the table, else the table's own
-    # shipped policy, the rule set's policy for every count where none is trained for the
-    # count alone, and the expert's where none claims it.
-    from sto_odno_env.bots.registry import SEARCH_DEFAULTS, search_policy_name
+    # The rollouts are the policy the index measured best inside the search at the table,
+    # else the rule set's recommended policy there, and the expert's where none serves it.
+    from sto_odno_env.bots.catalog import index
+    from sto_odno_env.bots.registry import search_policy_name
 
     # (Each measured table's own policy is checked with its outcome below.)
-    assert search_policy_name(load_rules("classic"), 4) != "ppo-classic-4p"
+    assert search_policy_name(load_rules("classic"), 4) == "ppo-classic-first"
     assert search_policy_name(load_rules("yard"), 2) == "ppo-yard"
     assert search_policy_name(load_rules("yard"), 5) == "ppo-yard"
     assert search_policy_name(load_rules("ukrainian"), 3) == "ppo-ukrainian"
@@ -143,7 +143,13 @@ def test_search_arguments():
     assert search_policy_name(load_rules("classic"), None) == "expert"
     # Where a table's default values rollouts otherwise, its policy ships the critic that
     # takes; a policy or outcome given by name replaces the table's default.
-    for (rules_name, players), (policy, outcome) in SEARCH_DEFAULTS.items():
+    measured = [
+        (rules_name, players, default.policy, default.outcome)
+        for rules_name, tables in index().search.items()
+        for players, default in tables.items()
+    ]
+    assert measured, "the index names no measured search default"
+    for rules_name, players, policy, outcome in measured:
         default = agents.load("search", rules_name, players)
         assert default.outcome == outcome
         assert search_policy_name(load_rules(rules_name), players) == policy

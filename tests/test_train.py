@@ -331,7 +331,7 @@ def test_sb3_path_trains_and_its_zip_loads(tmp_path):
 
 
 def test_the_shipped_policies_are_there_and_small():
-    assert {"ppo-classic-2p", "ppo-classic-4p"} <= set(SHIPPED)
+    assert {"ppo-classic-2p-long", "ppo-classic-first"} <= set(SHIPPED)
     for path in SHIPPED.values():
         assert path.stat().st_size <= 5 * 2**20
         assert "training" not in torch.load(path, weights_only=True)

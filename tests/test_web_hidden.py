@@ -36,7 +36,7 @@ TABLES = [
     ("classic", 2, "expert"),
     ("classic", 3, "greedy"),
     ("classic", 4, "random"),
-    ("classic", 2, "ppo-classic-2p"),
+    ("classic", 2, "ppo-classic"),
     ("yard", 2, "random"),
     ("yard", 3, "expert"),
     ("nines", 2, "expert"),

@@ -4,8 +4,14 @@ Names: ``random``, ``greedy``, ``expert``, ``rollout``, ``search``; ``rollout`` 
 budget as ``rollout:samples=16,horizon=20`` (also ``margin`` and ``outcome``: ``table``,
 ``standing`` or ``value``), ``search`` (policy-guided,
 belief-weighted: :mod:`sto_odno_env.bots.search`) the same and ``pool``, ``floor``, ``policy`` and
-``model`` (agent names), e.g. ``search:samples=8,policy=expert``. The trained policies shipped in
-``sto_odno_env/bots/policies/`` load by their name (``ppo-classic-2p``, ...: :data:`SHIPPED`).
+``model`` (agent names), e.g. ``search:samples=8,policy=expert``.
+
+Trained policies: ``ppo-<rules>`` (``ppo-classic``, ``ppo-yard``, ``ppo-nines``,
+``ppo-encyclopedia``, ``ppo-ukrainian``) is the recommended policy of that rule set, the one
+measured best at the player count it is loaded for; each file shipped in
+``sto_odno_env/bots/policies/`` also loads by its own name (``ppo-classic-first``, ...:
+:data:`SHIPPED`). :mod:`sto_odno_env.bots.catalog` reads which is which from
+``policies/index.yaml``.
 Anything else is a checkpoint path (``.pt`` policy file or SB3 ``.zip``, see
 :mod:`sto_odno_env.bots.checkpoint`); a policy trained for other rules or another player count is
 refused.
@@ -15,9 +21,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..game.rules import Rules, load_rules
+from . import catalog
 from .checkpoint import CheckpointError
 from .checkpoint import load as load_checkpoint
 from .heuristic import ExpertAgent, GreedyAgent, RandomAgent
@@ -37,64 +44,28 @@ _PARAMS = {
     "rollout": _ROLLOUT_PARAMS,
     "search": {**_ROLLOUT_PARAMS, "pool": int, "floor": float, "policy": str, "model": str},
 }
-POLICY_DIR = Path(__file__).resolve().parent / "policies"
 
 
 def shipped_policies() -> dict[str, Path]:
-    """The trained policies shipped with the package: name -> policy file."""
-    return {path.stem: path for path in sorted(POLICY_DIR.glob("*.pt"))}
+    """The trained policies shipped with the package: name -> policy file (the files of
+    ``policies/index.yaml``, :mod:`sto_odno_env.bots.catalog`)."""
+    return {name: card.path for name, card in catalog.policy_cards().items()}
 
 
 SHIPPED = shipped_policies()
 
 
-def shipped_counts(name: str) -> list[int]:
-    """The player counts a shipped policy was trained for, as its file records them
-    (empty for a file that records none)."""
-    from .checkpoint import read
-
-    return [int(count) for count in read(SHIPPED[name]).get("players") or []]
-
-
-class SearchDefault(NamedTuple):
-    """What ``search`` rolls out with at a table by default, and how it values the
-    rollouts: ``outcome="value"`` only with a ``policy`` that ships its critic."""
-
-    policy: str
-    outcome: str = "table"
-
-
-# ``search``'s defaults where a table was measured better than the naming rule's choice
-# (docs/evaluation.md, duplicate matches against experts). Heads-up, the best shipped
-# policy's rollouts beat it 0.567 where ``ppo-classic-2p``'s beat it 0.530 (2,000
-# matches). At 4 players ``ppo-classic-first``'s rollouts take first place 0.382 where
-# ``ppo-classic-4p``'s take 0.346, and valued by its own critic 0.414 (2,000 matches); at 6
-# players the same 0.267 against 0.243 for ``ppo-classic``'s rollouts valued by the table
-# (2,400 matches), at 5 players 0.344 against 0.277 (2,400 matches); at 3 players 0.518
-# against 0.496 (1,200 matches).
-SEARCH_DEFAULTS: dict[tuple[str, int], SearchDefault] = {
-    ("classic", 2): SearchDefault("ppo-classic-2p-long"),
-    ("classic", 3): SearchDefault("ppo-classic-first", "value"),
-    ("classic", 4): SearchDefault("ppo-classic-first", "value"),
-    ("classic", 5): SearchDefault("ppo-classic-first", "value"),
-    ("classic", 6): SearchDefault("ppo-classic-first", "value"),
-}
-
-
 def search_policy_name(rules: Rules, players: int | None) -> str:
-    """The rollout policy of ``search`` by default: the one :data:`SEARCH_DEFAULTS` names
-    for the table, else the shipped policy trained for ``rules`` at exactly ``players``
-    (``ppo-classic-2p``, ...), else the rule set's policy for every count where it claims
-    ``players`` (``ppo-classic``, ``ppo-yard``, ...), else ``expert`` (none shipped, or the
-    player count is not known)."""
+    """The rollout policy of ``search`` by default: the one the index measured best inside
+    the search at the table (:func:`catalog.search_default`), else the rule set's
+    recommended policy there, else ``expert`` (none shipped, or the player count is not
+    known)."""
     if players is None:
         return "expert"
-    measured = SEARCH_DEFAULTS.get((rules.name, players))
-    preferred = measured.policy if measured else None
-    for name in (preferred, f"ppo-{rules.name}-{players}p", f"ppo-{rules.name}"):
-        if name in SHIPPED and players in shipped_counts(name):
-            return name
-    return "expert"
+    measured = catalog.search_default(rules, players)
+    if measured is not None:
+        return measured.policy
+    return catalog.recommended(rules, players) or "expert"
 
 
 class AgentError(ValueError):
@@ -114,7 +85,7 @@ def load(
         kwargs = _parse_params(name, base, params)
         if base == "search":  # its rollout policy and opponent model, by name
             if "policy" not in kwargs and "outcome" not in kwargs:
-                default = SEARCH_DEFAULTS.get((rules.name, players))
+                default = catalog.search_default(rules, players)
                 kwargs.update({"outcome": default.outcome} if default else {})
             policy = kwargs.get("policy") or search_policy_name(rules, players)
             kwargs["policy"] = load(policy, rules, players, seed=seed)
@@ -124,19 +95,43 @@ def load(
             return BOTS[base](rules, players, seed=seed, **kwargs)
         except ValueError as error:
             raise AgentError(f"agent {name!r}: {error}") from None
-    if base in SHIPPED and not params:
-        name = str(SHIPPED[base])
+    if base in catalog.aliases() or base in SHIPPED:
+        if params:
+            raise AgentError(f"agent {name!r}: a trained policy takes no parameters")
+        name = str(SHIPPED[_shipped_file(base, rules, players)])
     if Path(name).suffix in (".pt", ".zip") or Path(name).exists() or "/" in name:
         try:
             return load_checkpoint(name, rules, players)
         except CheckpointError as error:
             raise AgentError(str(error)) from None
     raise AgentError(
-        f"unknown agent {name!r}; allowed: {', '.join([*BOTS, *SHIPPED])} "
+        f"unknown agent {name!r}; allowed: {', '.join([*BOTS, *catalog.aliases(), *SHIPPED])} "
         "(rollout:samples=N,horizon=N,margin=X; search:samples=N,...,policy=NAME) or a "
         "checkpoint path (.pt policy file or "
         "SB3 .zip)"
     )
+
+
+def _shipped_file(name: str, rules: Rules, players: int | None) -> str:
+    """The shipped file that the policy name ``name`` loads at the table: a rule set's name
+    (``ppo-classic``) its recommended file for ``players``, a file's name itself."""
+    alias_rules = catalog.aliases().get(name)
+    if alias_rules is None:
+        return name
+    counts = catalog.served_counts(name)
+    span = f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
+    if players is None:
+        raise AgentError(
+            f"agent {name!r} is the recommended {alias_rules} policy of each player count: "
+            f"give the player count ({span})"
+        )
+    chosen = catalog.resolve(name, players)
+    if chosen is None:
+        raise AgentError(
+            f"agent {name!r} plays {alias_rules} at {span} players, not {players}; no shipped "
+            f"policy plays {alias_rules} at {players} players (the bots do: {', '.join(BOTS)})"
+        )
+    return chosen
 
 
 def _parse_params(name: str, base: str, params: str) -> dict:
