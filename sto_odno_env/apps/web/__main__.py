@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ...game import cli
 from . import INSTALL_WEB, missing_packages
 
 
@@ -100,8 +101,24 @@ def _port_problem(host: str, port: int) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the server until Ctrl-C or SIGTERM; returns the exit code."""
+    """Run the server until Ctrl-C or SIGTERM; returns the exit code (130 after a stop, with
+    one line saying so)."""
     args = parser().parse_args(argv)
+    try:
+        # uvicorn takes SIGINT and SIGTERM while it serves, shuts down gracefully, then
+        # raises the signal again: it reaches cli.stopping's handler (as one during start-up
+        # does), whose Stopped uvicorn.run swallows; the handler has noted the signal.
+        with cli.stopping() as stop:
+            code = _serve(args)
+    except cli.Stopped as stopped:
+        return cli.stopped(stopped, "the web table is closed")
+    if stop.received is not None:
+        return cli.stopped(cli.Stopped(stop.received), "the web table is closed")
+    return code
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """Check the settings, then serve until uvicorn returns."""
     missing = missing_packages()
     if missing:
         print(
