@@ -31,7 +31,7 @@ from sto_odno_env.bots.registry import POLICY_DIR
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python train/ship.py", description=__doc__)
     parser.add_argument("run", help="a train/ppo.py output directory")
-    parser.add_argument("name", help="the policy's name, e.g. ppo-classic-2p")
+    parser.add_argument("name", help="the policy's name, e.g. ppo-classic-6p")
     parser.add_argument("--which", choices=("best", "latest"), default="best")
     parser.add_argument("--dest", default=str(POLICY_DIR), help="folder of shipped policies")
     args = parser.parse_args(argv)

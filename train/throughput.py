@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--policy", default="ppo-classic-2p", help="opponent policy")
+    parser.add_argument("--policy", default="ppo-classic", help="opponent policy")
     parser.add_argument("--seconds", type=float, default=10.0, help="per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--batch", type=int, default=8192, help="vector env batch")

@@ -27,7 +27,7 @@ BROKEN_PIPE = 141  # 128 + SIGPIPE: the status a shell shows for a writer whose 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Shows each flag's default and keeps the description's own line breaks; a name with
-    a hyphen (``ppo-classic-2p``) is never split across lines."""
+    a hyphen (``ppo-classic-first``) is never split across lines."""
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         import textwrap
