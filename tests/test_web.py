@@ -27,6 +27,7 @@ from starlette.testclient import TestClient
 
 from agents import load as load_agent
 from sto_odno_env.apps.web.app import MAX_FORM_BYTES, WebConfig, create_app
+from sto_odno_env.bots import catalog
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import load_rules
 from sto_odno_env.records.replay import RecordError, replay_lines
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RECORDS = ROOT / "tests" / "data" / "records"
 LADDER = ROOT / "docs" / "ladder"
 RECORD = "/replays/file/classic-2p.jsonl"
-POLICY_PATH = "sto_odno_env/bots/policies/ppo-classic-2p.pt"  # a path, not a registry name
+POLICY_PATH = "sto_odno_env/bots/policies/ppo-classic-2p-long.pt"  # a path, not a registry name
 
 
 class Clock:
@@ -91,7 +92,7 @@ def test_a_whole_match_over_the_api_ends_with_a_record_the_replayer_opens(client
     view = new_game(client, opponents="expert", players=3)
     assert view["players"] == 3 and view["seat"] == 0
     assert view["hand"] and len(view["hand"]) == view["seats"][0]["cards"]
-    assert [s["name"] for s in view["seats"]] == ["You", "expert (seat 1)", "expert (seat 2)"]
+    assert [s["name"] for s in view["seats"]] == ["You", "expert (seat 2)", "expert (seat 3)"]
     final = play_out(client, view, random.Random(1))
     result = final["result"]
     assert result["place"] in (1, 2, 3) and sorted(result["ranking"]) == [0, 1, 2]
@@ -200,10 +201,12 @@ def test_the_log_shows_what_each_opponent_did_penalty_draws_included(client):
                 if entry["seat"] == 1 and re.search(r": draw.* → 1 card$", text):
                     seen["draw"] = True
                 if entry["kind"] == "draw" and entry["seat"] == 1:
-                    assert re.fullmatch(r"random \(seat 1\) takes \d+ cards? \(penalty\)", text)
+                    assert re.fullmatch(
+                        r"random \(seat 2\) takes \d+ cards? \(penalty( of \S+)?\)", text
+                    )
                     seen["penalty_other"] = True
                 if entry["kind"] == "draw" and entry["seat"] == 0:
-                    assert re.fullmatch(r"You take \d+ cards? \(penalty\): .+", text)
+                    assert re.fullmatch(r"You take \d+ cards? \(penalty( of \S+)?\): .+", text)
                     seen["penalty_mine"] = True
             view = client.post(
                 f"/api/games/{view['game']}/move",
@@ -251,22 +254,103 @@ def test_the_duplicate_baseline_plays_the_same_deals_with_the_bot_in_the_seat(cl
     )
     assert response.status_code == 303
     assert len(client.get(f"/api/games/{game}").json()["baselines"]) == 2
-    # A policy trained for four players has no baseline here: the reason, on the table.
-    response = client.post(f"/games/{game}/baseline", data={"agent": "ppo-classic-4p"})
+    # A policy for six players has no baseline here: the reason, on the table.
+    response = client.post(f"/games/{game}/baseline", data={"agent": "ppo-classic-6p"})
     assert response.status_code == 400 and 'id="result"' in response.text
-    assert "trained for 4 players" in response.text
-    response = client.post(f"/api/games/{game}/baseline", json={"agent": "ppo-classic-4p"})
-    assert response.status_code == 400 and "trained for 4 players" in response.json()["error"]
+    assert "plays classic at 6 players, not classic at 2" in html.unescape(response.text)
+    response = client.post(f"/api/games/{game}/baseline", json={"agent": "ppo-classic-6p"})
+    assert response.status_code == 400 and "at 6 players" in response.json()["error"]
 
 
 def test_shipped_policies_play_and_a_policy_for_other_players_is_refused_by_name(client):
-    view = new_game(client, opponents="ppo-classic-2p")
-    assert view["names"][1] == "ppo-classic-2p (seat 1)"
+    view = new_game(client, opponents="ppo-classic-2p-long")
+    assert view["names"][1] == "ppo-classic-2p-long (seat 2)"
     play_out(client, view, random.Random(6))
-    response = client.post("/api/games", json={"opponents": "ppo-classic-2p", "players": 3})
+    response = client.post("/api/games", json={"opponents": "ppo-classic-2p-long", "players": 3})
     assert response.status_code == 400
     error = response.json()["error"]
-    assert "'ppo-classic-2p'" in error and "3" in error and "/" not in error
+    assert "'ppo-classic-2p-long'" in error and "3" in error and "/" not in error
+    assert "plays classic at 2 players" in error
+
+
+def test_the_options_give_each_policy_the_rules_and_counts_of_the_index(client):
+    options = client.get("/api/options").json()
+    agents = {a["name"]: a for a in options["agents"]}
+    kinds = [a["kind"] for a in options["agents"]]
+    assert kinds == sorted(kinds, key=["bot", "recommended", "policy"].index)  # aliases first
+    assert [n for n, a in agents.items() if a["kind"] == "recommended"] == list(catalog.aliases())
+    for alias, rules in catalog.aliases().items():
+        entry = agents[alias]
+        counts = list(catalog.index().recommended[rules])
+        assert entry["rules"] == rules and entry["players"] == counts
+        assert f"recommended {rules} policy, {counts[0]}–{counts[-1]} players" in entry["label"]
+        assert entry["tables"] == {rules: counts}
+    assert len(agents) == len(options["agents"])  # a name is offered once
+    for name, card in catalog.policy_cards().items():
+        if name in catalog.aliases():
+            continue
+        entry = agents[name]
+        assert entry["kind"] == "policy" and entry["rules"] == card.rules
+        assert entry["players"] == list(card.players)
+        span = "–".join(dict.fromkeys(map(str, (card.players[0], card.players[-1]))))
+        assert f"{card.rules}, {span} players" in entry["label"]
+    assert agents["ppo-classic-first"]["players"] == [2, 3, 4, 5, 6]
+    assert agents["expert"]["players"] is None and agents["expert"]["tables"] is None
+    # The form carries the same: each policy option says where it can sit.
+    page = client.get("/").text
+    for name, entry in agents.items():
+        option = re.search(rf'<option value="{re.escape(name)}"([^>]*)>([^<]*)<', page)
+        assert html.unescape(option.group(2)) == entry["label"]
+        if entry["tables"] is not None:
+            tables = re.search(r'data-tables="([^"]*)"', option.group(1)).group(1)
+            assert json.loads(html.unescape(tables)) == entry["tables"]
+    assert '<a href="/rules"' in page
+
+
+def test_a_policy_that_cannot_sit_at_the_table_is_refused_naming_what_is_allowed(client):
+    response = client.post("/api/games", json={"rules": "classic", "opponents": "ppo-yard"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert "'ppo-yard' plays yard at 2–6 players, not classic at 2" in error
+    allowed = error.split("allowed there: ")[1].split(", ")
+    assert "expert" in allowed and "ppo-classic" in allowed and "ppo-classic-2p-long" in allowed
+    assert "ppo-yard" not in allowed and "ppo-classic-6p" not in allowed
+    response = client.post(
+        "/api/games",
+        json={"rules": "nines", "players": 4, "opponents": ["expert", "ppo-yard", "greedy"]},
+    )
+    assert response.status_code == 400 and "not nines at 4" in response.json()["error"]
+    response = client.post(
+        "/games",
+        data={"rules": "classic", "players": "3", "opponent1": "ppo-classic-2p-long"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 400 and "not classic at 3" in html.unescape(response.text)
+    response = client.post(
+        "/games",
+        data={"rules": "nines", "players": "2", "opponent1": "expert", "baseline": "ppo-classic"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 400
+    assert "baseline 'ppo-classic' plays classic" in html.unescape(response.text)
+    # The alias sits at every count its rule set has a policy for; the table's baseline
+    # choice offers only what fits.
+    response = client.post(
+        "/games",
+        data={"rules": "nines", "players": "3", "opponent1": "ppo-nines",
+              "opponent2": "expert", "baseline": "ppo-nines"},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert response.status_code == 303
+    game = response.headers["location"].rsplit("/", 1)[1]
+    play_out(client, client.get(f"/api/games/{game}").json(), random.Random(8))
+    page = client.get(f"/games/{game}").text
+    assert 'data-agent="ppo-nines"' in page  # the baseline it asked for, played
+    offered = re.findall(r'<option value="([^"]+)"', page)
+    assert "ppo-nines" in offered and "expert" in offered
+    assert "ppo-classic" not in offered and "ppo-yard" not in offered
+    view = new_game(client, opponents="ppo-classic", players=6)
+    assert view["names"][1:] == [f"ppo-classic (seat {p})" for p in range(2, 7)]
 
 
 def test_variants_come_from_the_rules_dir_listing(tmp_path):
@@ -433,7 +517,13 @@ def test_every_bad_request_gets_a_clear_4xx(client):
         ("post", "/api/games", {"json": {"rules": "../pyproject.toml"}}, 400, "unknown rules"),
         ("post", "/api/games", {"json": {"players": 7}}, 400, "players must be 2..6"),
         ("post", "/api/games", {"json": {"rules": "nines", "players": 6}}, 400, "nines"),
-        ("post", "/api/games", {"json": {"players": 2, "seat": 2}}, 400, "seat must be 0..1"),
+        (
+            "post",
+            "/api/games",
+            {"json": {"players": 2, "seat": 2}},
+            400,
+            "seat (0-based) must be 0..1",
+        ),
         ("post", "/api/games", {"json": {"opponents": "nosuch"}}, 400, "unknown agent"),
         ("post", "/api/games", {"json": {"opponents": POLICY_PATH}}, 400, "unknown agent"),
         (
@@ -447,7 +537,13 @@ def test_every_bad_request_gets_a_clear_4xx(client):
         ("post", "/api/games", {"json": {"opponents": 3}}, 400, "opponents must be"),
         ("post", "/games", {"data": {"players": "two"}}, 400, "players must be a whole number"),
         ("post", "/games", {"data": {"baseline": "nosuch"}}, 400, "unknown baseline agent"),
-        ("post", "/games", {"data": {"baseline": "ppo-classic-4p"}}, 400, "baseline: checkpoint"),
+        (
+            "post",
+            "/games",
+            {"data": {"baseline": "ppo-classic-6p"}},
+            400,
+            "baseline 'ppo-classic-6p'",
+        ),
         ("get", "/replays/file/nosuch.jsonl", {}, 404, "no record"),
         ("get", "/replays/file/../../pyproject.toml", {}, 404, None),
         ("get", "/replays/file/%2E%2E%2F%2E%2E%2Fpyproject.toml", {}, 404, None),
@@ -538,3 +634,26 @@ def test_idle_games_expire_and_the_number_of_games_is_bounded():
     games = [new_game(client)["game"] for _ in range(8)]
     assert len(store) == 5  # the three seen least recently were dropped
     assert [client.get(f"/api/games/{g}").status_code for g in games] == [404] * 3 + [200] * 5
+
+
+def test_idle_uploads_expire_and_the_number_of_uploads_is_bounded():
+    from sto_odno_env.apps.web.games import RequestError
+    from sto_odno_env.apps.web.replays import Replays
+
+    clock = Clock()
+    replays = Replays(None, max_uploads=3, idle_seconds=600, clock=clock)
+    data = (RECORDS / "yard-2p.jsonl").read_bytes()
+    first = replays.add_upload("first.jsonl", data).id
+    clock.now += 9 * 60
+    assert replays.upload(first).name == "first.jsonl"  # seen: its clock restarts
+    clock.now += 9 * 60
+    assert replays.upload(first).name == "first.jsonl"
+    clock.now += 11 * 60
+    with pytest.raises(RequestError, match="kept for 10 minutes") as gone:
+        replays.upload(first)
+    assert gone.value.status == 404
+    uploads = [replays.add_upload(f"{k}.jsonl", data).id for k in range(5)]
+    replays.upload(uploads[2])  # seen last: kept when the next one comes
+    uploads.append(replays.add_upload("5.jsonl", data).id)
+    kept = [u.name for u in replays._uploads.values()]
+    assert sorted(kept) == ["2.jsonl", "4.jsonl", "5.jsonl"]

@@ -253,9 +253,18 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
                 for key, rules in catalog.rules.items()
             ],
             "agents": [
-                {"name": a.name, "label": a.label, "rules": a.rules, "players": a.players}
+                {
+                    "name": a.name,
+                    "label": a.label,
+                    "kind": a.kind,
+                    "rules": a.rules,
+                    "players": list(a.players) or None,
+                    "tables": catalog.tables[a.name],
+                    "card": a.card or None,
+                }
                 for a in catalog.agents
             ],
+            "seats": "0-based: seat 0 deals first; the pages show seat n as n + 1",
         }
 
     async def home(request: Request) -> Response:
@@ -264,7 +273,7 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
     def new_game(fields: dict[str, Any]):
         rules_key = str(fields.get("rules") or "classic")
         players = whole_number(fields.get("players", 2), "players", 2, 6)
-        seat = whole_number(fields.get("seat", 0), "seat", 0, players - 1)
+        seat = whole_number(fields.get("seat", 0), "seat (0-based)", 0, players - 1)
         opponents = fields.get("opponents")
         if opponents is None:
             opponents = [
@@ -284,14 +293,12 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
             raise RequestError(
                 f"unknown baseline agent {baseline!r}; allowed: {', '.join(catalog.agent_names)}"
             )
-        game = await run_in_threadpool(new_game, fields)
         if baseline:  # refused now, not at the end, when it cannot play these rules
-            match = game.match
-            try:
-                await run_in_threadpool(catalog.agent, baseline, match.rules, match.players, 0)
-            except RequestError as error:
-                store.drop(game.id)
-                raise RequestError(f"baseline: {error}") from None
+            rules_key = str(fields.get("rules") or "classic")
+            players = whole_number(fields.get("players", 2), "players", 2, 6)
+            catalog.rule_set(rules_key)
+            catalog.check_fits(baseline, rules_key, players, role="baseline")
+        game = await run_in_threadpool(new_game, fields)
         game.wanted_baseline = baseline or None
         return RedirectResponse(f"/games/{game.id}", status_code=303)
 
@@ -316,13 +323,17 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
             return game.view()
 
     def table(request: Request, view: dict[str, Any], status: int = 200, error: str = ""):
+        game = store.get(view["game"])
+        fitting = [
+            a for a in catalog.agents if catalog.fits(a.name, game.rules_key, view["players"])
+        ]
         return page(
             request,
             "game.html",
             status,
             view=view,
             error=error,
-            agents=catalog.agents,
+            agents=fitting,
             title=f"101 · {view['rules']} · round {view['round']}",
         )
 
@@ -382,6 +393,7 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
             raise RequestError(
                 f"unknown agent {agent!r}; allowed: {', '.join(catalog.agent_names)}"
             )
+        catalog.check_fits(agent, game.rules_key, game.match.players)
         with game.lock:
             if agent not in game.baselines:
                 game.baselines[agent] = duplicate_baseline(catalog, game, agent)

@@ -13,14 +13,14 @@ import secrets
 import sys
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from cachetools import LRUCache, TTLCache
 
+from ...bots.policy import BasePolicy
 from ...game.rules import PRESETS, Rules, RulesError, load_rules
 from .match import WebMatch
 
@@ -37,34 +37,56 @@ class RequestError(ValueError):
 
 @dataclass(frozen=True)
 class AgentInfo:
-    """An agent of the registry as the table offers it."""
+    """An agent as the table offers it. ``kind``: ``"bot"`` (plays any rules at any
+    count), ``"recommended"`` (``ppo-<rules>``: the rule set's recommended policy, the file
+    measured best at each count) or ``"policy"`` (one shipped policy file)."""
 
     name: str
     label: str
-    rules: str | None = None  # a shipped policy: the rules it was trained for
-    players: int | None = None  # ... and the player count
+    kind: str = "bot"
+    rules: str | None = None  # a trained policy: the rule set it plays
+    players: tuple[int, ...] = ()  # ... and the player counts it serves
+    card: str = ""  # ... and what it is (the index's model card)
 
 
-def registry_agents() -> list[AgentInfo]:
-    """The bots, then the shipped policies (with the rules and players each was trained
-    for, from the ``.yaml`` beside it)."""
-    from ...bots.registry import BOTS, SHIPPED  # the agents package depends on this one
+def _span(counts: Sequence[int]) -> str:
+    return f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
+
+
+def offered_agents() -> list[AgentInfo]:
+    """The bots, then each rule set's recommended policy (``ppo-classic``, ...), then the
+    shipped policy files, labelled with the rule set and player counts they serve (from
+    the policy index, :mod:`sto_odno_env.bots.catalog`)."""
+    from ...bots import catalog
+    from ...bots.registry import BOTS
 
     offered = [AgentInfo(name, name) for name in BOTS]
-    for name, path in SHIPPED.items():
-        try:
-            data = yaml.safe_load(path.with_suffix(".yaml").read_text(encoding="utf-8"))
-            rules, players = str(data["rules"]), int(data["players"])
-        except (OSError, yaml.YAMLError, TypeError, KeyError, ValueError):
-            offered.append(AgentInfo(name, f"{name} (trained policy)"))
+    for alias, rules in catalog.aliases().items():
+        counts = catalog.served_counts(alias)
+        by_file: dict[str, list[int]] = {}
+        for players, name in catalog.index().recommended[rules].items():
+            by_file.setdefault(name, []).append(players)
+        files = "; ".join(f"{_span(n)} players: {name}" for name, n in by_file.items())
+        label = f"{alias}: the recommended {rules} policy, {_span(counts)} players"
+        card = f"the {rules} policy measured best at each player count ({files})"
+        offered.append(AgentInfo(alias, label, "recommended", rules, counts, card))
+    for name, card in catalog.policy_cards().items():
+        if name in catalog.aliases():  # ppo-yard: the rule set's one file, already offered
             continue
-        label = f"{name} (trained policy: {rules}, {players} players)"
-        offered.append(AgentInfo(name, label, rules, players))
+        label = f"{name}: policy file, {card.rules}, {_span(card.players)} players"
+        offered.append(AgentInfo(name, label, "policy", card.rules, card.players, card.card))
     return offered
 
 
+def _rule_keys(rules: Rules) -> dict[str, Any]:
+    keys = rules.to_dict()
+    keys.pop("name", None)  # a variant that changes nothing but its name plays alike
+    return keys
+
+
 class Catalog:
-    """The rule sets (presets, and the variants of ``rules_dir``) and the agents on offer.
+    """The rule sets (presets, and the variants of ``rules_dir``) and the agents on offer,
+    with the tables (rule set and player count) each trained policy can sit at.
 
     Variants are read once, at start; one that does not load is left out with a warning
     naming the file and the fault."""
@@ -84,10 +106,24 @@ class Catalog:
                     continue
                 self.rules[path.name] = rules
                 self.variants.append(path.name)
-        self.agents = registry_agents()
+        self.agents = offered_agents()
         self.agent_names = [agent.name for agent in self.agents]
-        self._policies: OrderedDict[tuple, Any] = OrderedDict()
+        self.tables = {agent.name: self._tables(agent) for agent in self.agents}
+        self._policies: LRUCache[tuple, BasePolicy] = LRUCache(maxsize=8)
         self._lock = threading.Lock()
+
+    def _tables(self, agent: AgentInfo) -> dict[str, list[int]] | None:
+        """The offered rule sets ``agent`` plays (the one it was trained for, and the
+        variants equal to it but for the name) and the counts it serves at each; ``None``
+        for a bot (any table)."""
+        if agent.rules is None:
+            return None
+        trained = _rule_keys(load_rules(agent.rules))
+        return {
+            key: [n for n in agent.players if n in range(rules.players[0], rules.players[1] + 1)]
+            for key, rules in self.rules.items()
+            if _rule_keys(rules) == trained
+        }
 
     def rule_set(self, key: str) -> Rules:
         """The rule set offered as ``key`` (a preset name or a variant's file name)."""
@@ -101,7 +137,26 @@ class Catalog:
             return key
         return f"{key} (variant {rules.name!r})"
 
-    def agent(self, name: str, rules: Rules, players: int, seed: int):
+    def fits(self, name: str, rules_key: str, players: int) -> bool:
+        """Whether agent ``name`` can sit at ``rules_key`` with ``players`` players."""
+        tables = self.tables.get(name)
+        return tables is None or players in tables.get(rules_key, ())
+
+    def check_fits(self, name: str, rules_key: str, players: int, role: str = "agent") -> None:
+        """Refuse (:class:`RequestError`) an unknown agent or a trained policy that does
+        not play ``rules_key`` at ``players``, naming what it plays and the agents that do."""
+        if name not in self.agent_names:
+            raise RequestError(f"unknown {role} {name!r}; allowed: {', '.join(self.agent_names)}")
+        if self.fits(name, rules_key, players):
+            return
+        agent = self.agents[self.agent_names.index(name)]
+        allowed = [a for a in self.agent_names if self.fits(a, rules_key, players)]
+        raise RequestError(
+            f"{role} {name!r} plays {agent.rules} at {_span(agent.players)} players, not "
+            f"{rules_key} at {players}; allowed there: {', '.join(allowed)}"
+        )
+
+    def agent(self, name: str, rules: Rules, players: int, seed: int) -> BasePolicy:
         """The agent ``name`` for ``rules`` and ``players``. Bots are made per game (they
         hold a random stream); a trained policy is loaded once and shared (it acts greedily
         and keeps no state)."""
@@ -114,22 +169,18 @@ class Catalog:
                 return load(name, rules, players, seed=seed)
             key = (name, repr(rules), players)
             with self._lock:
-                if key in self._policies:
-                    self._policies.move_to_end(key)
-                    return self._policies[key]
-            policy = load(name, rules, players)
-            with self._lock:
-                self._policies[key] = policy
-                while len(self._policies) > 8:
-                    self._policies.popitem(last=False)
+                policy = self._policies.get(key)
+            if policy is None:
+                policy = load(name, rules, players)
+                with self._lock:
+                    self._policies[key] = policy
             return policy
         except AgentError as error:  # named as offered, not by the server's file path
             from ...bots.registry import SHIPPED
 
             message = str(error)
-            if name in SHIPPED:
-                message = message.replace(f"'{SHIPPED[name]}'", repr(name))
-                message = message.replace(str(SHIPPED[name]), name)
+            for file, path in SHIPPED.items():
+                message = message.replace(f"'{path}'", repr(file)).replace(str(path), file)
             raise RequestError(message) from None
 
 
@@ -142,7 +193,6 @@ class Game:
     rules_key: str
     opponents: list[str]  # the agent name in each seat, None for the human's
     agent_seeds: list[int]
-    last_seen: float
     lock: threading.Lock = field(default_factory=threading.Lock)
     baselines: dict[str, dict[str, Any]] = field(default_factory=dict)
     wanted_baseline: str | None = None  # the agent whose baseline the page shows at the end
@@ -169,24 +219,15 @@ class GameStore:
         self.max_games = max_games
         self.idle_seconds = idle_seconds
         self.clock = clock
-        self._games: OrderedDict[str, Game] = OrderedDict()
+        # Least recently seen first out when full; a game's clock restarts when it is
+        # stored again, which get() does on every request.
+        self._games: TTLCache[str, Game] = TTLCache(max_games, idle_seconds, timer=clock)
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self._games)
-
-    def expire(self) -> int:
-        """Drop the games idle for longer than ``idle_seconds``; return how many."""
-        limit = self.clock() - self.idle_seconds
-        dropped = 0
         with self._lock:
-            while self._games:
-                oldest = next(iter(self._games.values()))
-                if oldest.last_seen >= limit:
-                    break
-                self._games.popitem(last=False)
-                dropped += 1
-        return dropped
+            self._games.expire()
+            return len(self._games)
 
     def create(
         self,
@@ -195,16 +236,16 @@ class GameStore:
         opponents: Sequence[str],
         seat: int = 0,
     ) -> Game:
-        """A new game: the human at ``seat``, ``opponents`` (one name for every other seat,
-        or one per other seat in seat order). Raises :class:`RequestError` naming the
-        setting that cannot be played."""
+        """A new game: the human at ``seat`` (0-based), ``opponents`` (one name for every
+        other seat, or one per other seat in seat order). Raises :class:`RequestError`
+        naming the setting that cannot be played."""
         rules = self.catalog.rule_set(rules_key)
         try:
             rules.check_players(players)
         except RulesError as error:
             raise RequestError(str(error)) from None
         if not 0 <= seat < players:
-            raise RequestError(f"seat must be 0..{players - 1}, got {seat}")
+            raise RequestError(f"seat (0-based) must be 0..{players - 1}, got {seat}")
         names = list(opponents)
         if len(names) == 1:
             names *= players - 1
@@ -213,6 +254,8 @@ class GameStore:
                 f"{len(names)} opponents for {players - 1} other seats; give one agent for "
                 "every seat or one per other seat"
             )
+        for name in dict.fromkeys(names):
+            self.catalog.check_fits(name, rules_key, players)
         seed = secrets.randbelow(2**62)  # the match seed: the deals; never sent during play
         seats: list[str | None] = [*names[:seat], None, *names[seat:]]
         agent_seeds = [seed % 2**31 + p for p in range(players)]
@@ -220,7 +263,10 @@ class GameStore:
             None if name is None else self.catalog.agent(name, rules, players, agent_seeds[p])
             for p, name in enumerate(seats)
         ]
-        labels = ["You" if name is None else f"{name} (seat {p})" for p, name in enumerate(seats)]
+        # Seats shown to people count from 1.
+        labels = [
+            "You" if name is None else f"{name} (seat {p + 1})" for p, name in enumerate(seats)
+        ]
         match = WebMatch(rules, players, seat, agents, labels, seed)
         game = Game(
             id=secrets.token_urlsafe(GAME_ID_BYTES),
@@ -228,12 +274,8 @@ class GameStore:
             rules_key=rules_key,
             opponents=seats,
             agent_seeds=agent_seeds,
-            last_seen=self.clock(),
         )
-        self.expire()
         with self._lock:
-            while len(self._games) >= self.max_games:
-                self._games.popitem(last=False)
             self._games[game.id] = game
         return game
 
@@ -244,7 +286,6 @@ class GameStore:
 
     def get(self, game_id: str) -> Game:
         """The game ``game_id`` (seen now); :class:`RequestError` 404 if there is none."""
-        self.expire()
         with self._lock:
             game = self._games.get(game_id)
             if game is None:
@@ -253,8 +294,7 @@ class GameStore:
                     f"{self.idle_seconds / 60:g} minutes without a move); start a new one",
                     404,
                 )
-            game.last_seen = self.clock()
-            self._games.move_to_end(game_id)
+            self._games[game_id] = game  # seen: its idle clock restarts
         return game
 
 

@@ -16,11 +16,12 @@ import secrets
 import tempfile
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from cachetools import LRUCache, TTLCache
 
 from ...records.playback import Playback
 from ...records.replay import RecordError, replay_lines
@@ -67,7 +68,6 @@ class Upload:
     name: str
     text: str
     matches: int
-    last_seen: float
 
 
 def check_upload(name: str, data: bytes, max_bytes: int) -> tuple[str, int]:
@@ -122,8 +122,10 @@ class Replays:
         self.idle_seconds = idle_seconds
         self.cache_size = cache_size
         self.clock = clock
-        self._uploads: OrderedDict[str, Upload] = OrderedDict()
-        self._cache: OrderedDict[tuple, Playback] = OrderedDict()
+        # The least recently seen upload goes first when full; one is kept for
+        # idle_seconds after it was last seen (upload() stores it again).
+        self._uploads: TTLCache[str, Upload] = TTLCache(max_uploads, idle_seconds, timer=clock)
+        self._cache: LRUCache[tuple, Playback] = LRUCache(cache_size)
         self._lock = threading.Lock()
 
     def listing(self) -> dict[str, RecordFile]:
@@ -134,17 +136,13 @@ class Replays:
         """Check and keep an uploaded record; raises :class:`RequestError`."""
         shown = safe_name(name)
         text, matches = check_upload(shown, data, self.max_upload_bytes)
-        upload = Upload(secrets.token_urlsafe(18), shown, text, matches, self.clock())
+        upload = Upload(secrets.token_urlsafe(18), shown, text, matches)
         with self._lock:
-            self._expire()
-            while len(self._uploads) >= self.max_uploads:
-                self._uploads.popitem(last=False)
             self._uploads[upload.id] = upload
         return upload
 
     def upload(self, upload_id: str) -> Upload:
         with self._lock:
-            self._expire()
             upload = self._uploads.get(upload_id)
             if upload is None:
                 raise RequestError(
@@ -152,14 +150,8 @@ class Replays:
                     f"{self.idle_seconds / 60:g} minutes; upload the file again",
                     404,
                 )
-            upload.last_seen = self.clock()
-            self._uploads.move_to_end(upload_id)
+            self._uploads[upload_id] = upload  # seen: its idle clock restarts
         return upload
-
-    def _expire(self) -> None:
-        limit = self.clock() - self.idle_seconds
-        while self._uploads and next(iter(self._uploads.values())).last_seen < limit:
-            self._uploads.popitem(last=False)
 
     def listed_playback(self, name: str, match: int) -> Playback:
         """Match ``match`` of the listed record ``name``; 404 when it is not listed."""
@@ -192,14 +184,11 @@ class Replays:
 
     def _cached(self, key: tuple, load: Callable[[], Playback]) -> Playback:
         with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        playback = load()
-        with self._lock:
-            self._cache[key] = playback
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+            playback = self._cache.get(key)
+        if playback is None:
+            playback = load()
+            with self._lock:
+                self._cache[key] = playback
         return playback
 
     @staticmethod
