@@ -57,7 +57,6 @@ VERSION = 1
 DEFAULT_RULES = "classic"  # agents.evaluate's --rules default: left out of the commands
 DEFAULT_AGAINST = "expert,random"
 EXIT_USAGE = 2
-EXIT_STOPPED = 130
 BEGIN = "<!-- begin generated: which-policy -->"
 END = "<!-- end generated: which-policy -->"
 BLOCK = re.compile(rf"({re.escape(BEGIN)}\n)(?P<body>.*?)({re.escape(END)})", re.DOTALL)
@@ -313,6 +312,7 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
     """The whole strength table: a section per rule set, a table per player count, the
     recommended policy first; notes under the table they belong to."""
     from sto_odno_env.bots.catalog import policy_cards, recommended
+    from sto_odno_env.bots.registry import BOTS
 
     shipped = policy_cards()
     out = [
@@ -347,6 +347,8 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
                 name = f"`{row['policy']}`"
                 if row["policy"] == best:
                     name += " **recommended**"
+                elif row["policy"].partition(":")[0] in BOTS:
+                    name += " (bot)"
                 elif row["policy"] not in shipped:
                     name += " (archived)"
                 if row.get("note"):
@@ -400,6 +402,28 @@ def which_policy_table(rows: list[dict[str, Any]]) -> str:
             lines.append(
                 f"| {rules} | {span} | `{rule_set_alias(rules)}` | `{name}` | "
                 f"{'; '.join(figures)} |"
+            )
+        searched = sorted(
+            (row for row in rows if row["policy"] == "search" and row["rules"] == rules),
+            key=lambda row: row["players"],
+        )
+        searched = [row for row in searched if row["against"] == "expert"]
+        if searched:
+            counts = [row["players"] for row in searched]
+            span = f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
+            timed = [row for row in searched if row.get("ms_per_decision")]
+            time = (
+                f", {timed[0]['ms_per_decision']:g} ms a decision at {timed[0]['players']}p"
+                if timed
+                else ""
+            )
+            figures = [
+                f"{row['players']}p {_rate(row.get('rate'))} / {1 / row['players']:.3f}"
+                for row in searched
+            ]
+            lines.append(
+                f"| {rules} | {span} | `search` | a search bot rolling out the {rules} policies "
+                f"({time.lstrip(', ') or 'time not measured'}) | {'; '.join(figures)} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -488,7 +512,7 @@ def _measure(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     progress = sys.stderr.isatty()
     done = 0
     try:
-        with cli.sigterm_raises():
+        with cli.stopping() as stop:
             for policy, rules, players, bot, matches in rows:
                 print(
                     f"[{done + 1}/{len(rows)}] {policy} ({rules}) at {players} players vs "
@@ -497,22 +521,18 @@ def _measure(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     flush=True,
                 )
                 row = measure_row(policy, rules, players, bot, matches, args.seed, progress)
-                stored = merge(stored, [row])
-                write_table(args.json, stored)
-                done += 1
+                with stop.held():  # a row measured is kept, whole
+                    stored = merge(stored, [row])
+                    write_table(args.json, stored)
+                    done += 1
                 print(
                     f"  {_rate(row['rate'])} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] "
                     f"(par {row['par']:.3f}), mean reward {_reward(row)}, "
                     f"{row['seconds']:.1f} s",
                     flush=True,
                 )
-    except KeyboardInterrupt:
-        print(
-            f"\nstopped: {done} of {len(rows)} rows measured and kept in {args.json}",
-            file=sys.stderr,
-            flush=True,
-        )
-        return EXIT_STOPPED
+    except KeyboardInterrupt as stopped:
+        return cli.stopped(stopped, f"{done} of {len(rows)} rows measured and kept in {args.json}")
     except (ValueError, OSError) as error:  # AgentError, RulesError, EvaluationError
         parser.error(str(error))
     print(f"wrote {len(rows)} rows to {args.json}; render: python lab/tools/strength.py render")
@@ -544,30 +564,37 @@ def _render(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         return 0
-    from sto_odno_env.game.cli import atomic_open, sigterm_raises
+    from sto_odno_env.game import cli
 
+    rewritten = []
     try:
-        with sigterm_raises():
+        with cli.stopping():
             for doc in stale:
-                with atomic_open(doc, "w", encoding="utf-8") as handle:
+                with cli.atomic_open(doc, "w", encoding="utf-8") as handle:
                     handle.write(rendered[doc])
-    except KeyboardInterrupt:
-        return EXIT_STOPPED
+                rewritten.append(str(doc))
+    except KeyboardInterrupt as stopped:
+        return cli.stopped(stopped, f"rewrote {', '.join(rewritten) or 'nothing'}")
     print(f"rendered {len(rows)} rows; rewrote {', '.join(map(str, stale)) or 'nothing'}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (``python lab/tools/strength.py --help``)."""
+    from sto_odno_env.game import cli
+
     parser = _parser()
     args = parser.parse_args(argv)
     # The subcommand's parser, so that an error names it (one line on stderr, exit 2).
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return (_measure if args.action == "measure" else _render)(args, sub.choices[args.action])
+    try:
+        with cli.stopping():  # loading the modules, before each command's own
+            return (_measure if args.action == "measure" else _render)(
+                args, sub.choices[args.action]
+            )
+    except KeyboardInterrupt as stopped:
+        return cli.stopped(stopped, "before any work; nothing written")
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:  # before the work began (loading the modules)
-        sys.exit(EXIT_STOPPED)
+    sys.exit(main())
