@@ -5,12 +5,15 @@ refused by name."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import default_sigint
 
 from agents.arena import play
 from agents.evaluate import duplicate_schedule
@@ -98,3 +101,28 @@ def test_the_table_prints_a_row_per_agent():
         "| greedy",
         "| greedy + expert when two are left",
     ]
+
+
+@pytest.mark.slow  # a command in a subprocess
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_says_so_in_one_line_and_exits_130(stop):
+    process = subprocess.Popen(
+        [sys.executable, str(SCRIPT), "--agent", "greedy", "--deals", "200000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
+    try:
+        assert process.stderr.readline().startswith("playing")
+        time.sleep(0.5)
+        process.send_signal(stop)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    name = "Ctrl-C" if stop == signal.SIGINT else "SIGTERM"
+    assert process.returncode == 130, err
+    assert err == f"stopped by {name}: no table printed (the deals are measured together)\n"
+    assert out == ""

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-from helpers import needs
+import pytest
+from helpers import default_sigint, needs
 
 SCRIPT = Path(__file__).resolve().parents[2] / "lab" / "tools" / "search_timing.py"
 
@@ -33,3 +38,31 @@ def test_a_bad_agent_is_refused_naming_what_is_allowed(capsys):
     assert timing_module().main(["--agents", "nobody", "--matches", "1"]) == 2
     error = capsys.readouterr().err
     assert "unknown agent 'nobody'" in error and "allowed" in error
+
+
+@pytest.mark.slow  # a command in a subprocess
+@needs("torch")
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_prints_the_partial_table_and_one_line(stop):
+    process = subprocess.Popen(
+        [sys.executable, str(SCRIPT), "--agents", "expert", "--matches", "100000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
+    try:
+        assert process.stderr.readline() == "timing expert\n"
+        time.sleep(1.0)
+        process.send_signal(stop)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    name = "Ctrl-C" if stop == signal.SIGINT else "SIGTERM"
+    assert process.returncode == 130, err
+    assert (
+        err == f"stopped by {name}: the table above holds the decisions timed before it (partial)\n"
+    ), err
+    assert "| `expert` |" in out

@@ -256,7 +256,7 @@ def test_a_stop_keeps_the_file_whole_without_a_traceback(tmp_path: Path, stop: i
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert process.returncode == strength.EXIT_STOPPED, (out, err)
+    assert process.returncode == 130, (out, err)
     assert "Traceback" not in err and "0 of 1 rows measured" in err, err
     assert table.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["strength.json"]

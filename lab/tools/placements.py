@@ -32,6 +32,7 @@ from agents.stats import wilson
 from sto_odno_env.bots.features import players_in, view_of
 from sto_odno_env.bots.policy import BasePolicy
 from sto_odno_env.bots.registry import AgentError, load
+from sto_odno_env.game import cli
 from sto_odno_env.game.rules import Rules, RulesError, load_rules
 
 
@@ -80,6 +81,16 @@ def placements(results: list[MatchResult], name: str) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line; Ctrl-C or SIGTERM stops it with one line, exit 130, nothing shown
+    (a table of the deals played so far would not be duplicate-balanced)."""
+    try:
+        with cli.stopping():
+            return _main(argv)
+    except KeyboardInterrupt as stopped:
+        return cli.stopped(stopped, "no table printed (the deals are measured together)")
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(
         prog="python lab/tools/placements.py",
         description=__doc__,
@@ -110,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     except (AgentError, RulesError) as error:
         parser.error(str(error))
     tables = [(name,) + (bot,) * (args.players - 1) for name in agents if name != bot]
-    results = play(rules, args.players, agents, duplicate_schedule(tables, args.deals, args.seed))
+    schedule = duplicate_schedule(tables, args.deals, args.seed)
+    print(f"playing {len(schedule)} matches", file=sys.stderr, flush=True)
+    results = play(rules, args.players, agents, schedule)
     places = " | ".join(f"place {k + 1}" for k in range(args.players))
     print(f"| agent | matches | first [95% CI] | {places} | final two | first given final two "
           f"| resets per match (bots' seats) |")  # fmt: skip

@@ -29,6 +29,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import numpy as np
 
+from sto_odno_env.game import cli
+
 
 def play_match(env, agent, opponent, seed: int) -> tuple[list[float], list[float]]:
     """One match with ``agent`` in seat 0: the wall and CPU seconds of each of its decisions."""
@@ -56,6 +58,16 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line; Ctrl-C or SIGTERM stops it with one line and exit 130, after the
+    table of the decisions timed so far (labelled partial)."""
+    try:
+        with cli.stopping():
+            return _main(argv)
+    except KeyboardInterrupt as stopped:  # loading torch and the agents
+        return cli.stopped(stopped, "nothing timed yet")
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(
         prog="python lab/tools/search_timing.py", description=__doc__.split("\n\n")[0]
     )
@@ -89,14 +101,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     walls: dict[str, list[float]] = {name: [] for name in names}
     cpus: dict[str, list[float]] = {name: [] for name in names}
+    stop: KeyboardInterrupt | None = None
+    print(f"timing {', '.join(names)}", file=sys.stderr, flush=True)
     try:
-        for match in range(args.matches):
-            for name, agent in agents.items():
-                wall, cpu = play_match(env, agent, opponent, args.seed + match)
-                walls[name] += wall
-                cpus[name] += cpu
-    except KeyboardInterrupt:
-        print("stopped: the table below holds the matches finished", file=sys.stderr)
+        with cli.stopping():
+            for match in range(args.matches):
+                for name, agent in agents.items():
+                    wall, cpu = play_match(env, agent, opponent, args.seed + match)
+                    walls[name] += wall
+                    cpus[name] += cpu
+    except KeyboardInterrupt as stopped:
+        stop = stopped
     print(
         f"{args.rules}, {args.players} players against {args.against}, one game at a time, "
         f"{args.matches} matches per agent (seeds {args.seed}..{args.seed + args.matches - 1}), "
@@ -115,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
             f"| {percentile(ms, 0.95):.2f} | {max(ms):.2f} | "
             f"{statistics.fmean(cpu) * 1000:.2f} |"
         )
+    if stop is not None:
+        return cli.stopped(stop, "the table above holds the decisions timed before it (partial)")
     return 0
 
 
