@@ -29,7 +29,7 @@ from agents import load as load_agent
 from sto_odno_env.apps.web.app import MAX_FORM_BYTES, WebConfig, create_app
 from sto_odno_env.bots import catalog
 from sto_odno_env.game import engine
-from sto_odno_env.game.rules import load_rules
+from sto_odno_env.game.rules import PRESETS, load_rules
 from sto_odno_env.records.replay import RecordError, replay_lines
 from sto_odno_env.views.observation import observe_one
 
@@ -657,3 +657,35 @@ def test_idle_uploads_expire_and_the_number_of_uploads_is_bounded():
     uploads.append(replays.add_upload("5.jsonl", data).id)
     kept = [u.name for u in replays._uploads.values()]
     assert sorted(kept) == ["2.jsonl", "4.jsonl", "5.jsonl"]
+
+
+def test_the_rules_page_shows_each_offered_rule_set_from_its_tables(tmp_path):
+    from sto_odno_env.views.text import rules_reminder
+
+    (tmp_path / "stacked.yaml").write_text("base: classic\nname: stacked\nstacking: true\n")
+    client = TestClient(create_app(WebConfig(rules_dir=tmp_path, allowed_hosts=("testserver",))))
+    home = client.get("/").text
+    assert '<a href="/rules" id="rules-link">' in home and "docs/rules.md</" not in home
+    page = client.get("/rules")
+    assert page.status_code == 200
+    text = html.unescape(page.text)
+    for key in [*PRESETS, "stacked.yaml"]:
+        rules = client.app.state.catalog.rules[key]
+        section = text.split(f'<section class="panel rule-set" id="{key}">')[1].split("</section>")[
+            0
+        ]
+        for line in rules_reminder(rules):
+            assert f"<li>{line}</li>" in section
+        low, high = rules.players
+        assert f"{low}–{high} players, {rules.hand_size} cards each" in section
+        ranks = re.findall(
+            r"<th>([^<]+)</th>", section.split('class="points"')[1].split("</table>")[0]
+        )
+        values = re.findall(
+            r"<td>(-?\d+)</td>", section.split('class="points"')[1].split("</table>")[0]
+        )
+        assert dict(zip(ranks, map(int, values), strict=True)) == rules.to_dict()["points"]
+    assert "<th>stacking</th><td>yes</td>" in text.split('id="stacked.yaml"')[1]
+    # The table links its rule set's section.
+    view = new_game(client, rules="stacked.yaml")
+    assert 'href="/rules#stacked.yaml"' in client.get(f"/games/{view['game']}").text

@@ -14,6 +14,7 @@ Pages (server-rendered, plain forms: they work without JavaScript) and a JSON AP
 ``GET /replays/file/{name}``                replay a listed record (``?match=&step=``)
 ``GET /replays/upload/{id}``                replay an upload
 ``GET /ladder``                             the ``results.json`` files under ``--results``
+``GET /rules``                              the rules, and each rule set's tables
 ``GET /api/options``                        rule sets and agents on offer
 ``POST /api/games``                         ``{"rules", "players", "opponents", "seat"}``
 ``GET /api/games/{id}``                     the seat's view (:mod:`sto_odno_env.apps.web.view`)
@@ -67,6 +68,7 @@ from .games import Catalog, GameStore, RequestError, duplicate_baseline
 from .ladder import list_results
 from .match import MoveError
 from .replays import Replays, replay_frame
+from .rulebook import rule_set_page
 
 HERE = Path(__file__).resolve().parent
 MAX_FORM_BYTES = 64 * 1024  # a form or JSON body: a few fields
@@ -334,6 +336,7 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
             view=view,
             error=error,
             agents=fitting,
+            rules_key=game.rules_key,
             title=f"101 · {view['rules']} · round {view['round']}",
         )
 
@@ -553,6 +556,13 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
     async def options_api(request: Request) -> Response:
         return JSONResponse(options())
 
+    async def rules_page(request: Request) -> Response:
+        rule_sets = [
+            rule_set_page(key, catalog.rules_label(key), rules)
+            for key, rules in catalog.rules.items()
+        ]
+        return page(request, "rules.html", rule_sets=rule_sets, title="101 · rules")
+
     routes = [
         Route("/", home),
         Route("/games", create_game_form, methods=["POST"]),
@@ -565,6 +575,7 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
         Route("/replays/file/{name:path}", replay_listed),
         Route("/replays/upload/{upload}", replay_upload),
         Route("/ladder", ladder),
+        Route("/rules", rules_page),
         Route("/ladder/{index:int}/{plot}", ladder_plot),
         Route("/api/options", options_api),
         Route("/api/games", create_game_api, methods=["POST"]),
