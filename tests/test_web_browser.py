@@ -186,6 +186,65 @@ def test_a_whole_match_by_clicking(server, page, tmp_path):
         assert page.locator("#baseline tr[data-agent=greedy]").count() == 1
 
 
+def test_the_form_greys_out_the_policies_that_do_not_fit_the_table(server, page):
+    import json
+
+    with urllib.request.urlopen(server + "/api/options", timeout=10) as answer:
+        agents = json.load(answer)["agents"]
+
+    def fits(agent: dict, rules: str, players: int) -> bool:
+        return agent["tables"] is None or players in agent["tables"].get(rules, [])
+
+    def offered(select: str) -> dict[str, bool]:
+        options = page.locator(f"{select} option")
+        return {
+            options.nth(k).get_attribute("value"): not options.nth(k).is_disabled()
+            for k in range(options.count())
+        }
+
+    with screenshot_on_failure(page, "form"):
+        page.goto(server + "/")
+        for rules, players in [("classic", 2), ("classic", 6), ("nines", 3), ("yard", 5)]:
+            page.select_option("#rules", rules)
+            page.select_option("#players", str(players))
+            expected = {a["name"]: fits(a, rules, players) for a in agents}
+            assert offered("#opponent1") == expected, (rules, players)
+            assert offered("#baseline") == {**expected, "": True}
+            note = page.locator("#unfit")
+            greyed = {name for name, ok in expected.items() if not ok}
+            assert note.is_visible() == bool(greyed)
+            if greyed:
+                listed = note.inner_text().split("players: ")[1].split(" (")[0]
+                assert set(listed.split(", ")) == greyed
+        # A choice that stops fitting falls back to expert; a count the rules lack is off.
+        page.select_option("#rules", "classic")
+        page.select_option("#players", "2")
+        page.select_option("#opponent1", "ppo-classic-2p-long")
+        page.select_option("#players", "3")
+        assert page.locator("#opponent1").input_value() == "expert"
+        page.select_option("#players", "6")
+        page.select_option("#rules", "nines")
+        assert page.locator("#players").input_value() == "2"
+        assert page.locator("#players option[value='6']").is_disabled()
+        # Seats count from 1, as many as the players.
+        page.select_option("#players", "3")
+        seats = page.locator("#seat option:not([disabled])")
+        assert [seats.nth(k).inner_text() for k in range(seats.count())] == ["1", "2", "3"]
+        page.select_option("#seat", label="2")
+        page.select_option("#opponent1", "ppo-nines")
+        page.select_option("#opponent2", "greedy")
+        page.select_option("#baseline", "ppo-nines")
+        click_and_wait(page, page.locator("#start"))
+        names = page.locator("li.seat .who").all_inner_texts()
+        assert names[0].startswith("ppo-nines (seat 1)") and names[1].startswith("You")
+        assert names[2].startswith("greedy (seat 3)")
+        # The table's rule set links its part of the rules page.
+        click_and_wait(page, page.locator("#rules-link"))
+        assert page.url.endswith("/rules#nines")
+        section = page.locator("section#nines")
+        assert section.is_visible() and "9: must be covered" in section.inner_text()
+
+
 def test_a_replay_steps_forward_and_back_and_jumps_to_a_round(server, page):
     with screenshot_on_failure(page, "replay"):
         page.goto(server + "/")
