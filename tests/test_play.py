@@ -33,10 +33,11 @@ from sto_odno_env.game.cards import (
     SUIT_LETTERS,
     SUIT_SYMBOLS,
     card_name,
+    parse_card,
     rank_of,
     suit_of,
 )
-from sto_odno_env.game.rules import load_rules
+from sto_odno_env.game.rules import Rules, load_rules
 from sto_odno_env.records.playback import Playback
 from sto_odno_env.records.replay import replay
 from sto_odno_env.views.text import TextActionError, parse_action
@@ -493,11 +494,12 @@ STACKED += "empty_stock: steal\n"
 _CARD = r"(?:10|[6-9JQKA])[♠♣♦♥]"
 
 
-def _account_for_every_card(out: str, hand_size: int, blind: bool) -> dict[str, int]:
+def _account_for_every_card(out: str, rules: Rules) -> dict[str, int]:
     """Replay the history of a plain transcript on the seats' card counts and the human's
     hand, and check them against every screen: each card a seat gains must be a line of
     "Since your last turn" (an opponent's without its cards). Returns what was seen."""
-    seen = dict.fromkeys([OWN, TO_YOU, TO_OTHERS, OPENING, "screens"], 0)
+    hand_size, blind = rules.hand_size, rules.opening == "dealer_blind"
+    seen = dict.fromkeys([OWN, TO_YOU, TO_OTHERS, OPENING, CAUSE, "screens"], 0)
     seat_line = re.compile(r"^  [ >][ D] (.+?)\s+(\d+) cards?\s+total\s+-?\d+( +out)?$")
     names = list(dict.fromkeys(m.group(1) for m in map(seat_line.match, out.splitlines()) if m))
     counts: dict[str, int] | None = None  # what the history says each seat holds
@@ -543,16 +545,21 @@ def _account_for_every_card(out: str, hand_size: int, blind: bool) -> dict[str, 
                 cards = [None] * int(taken.split()[0])
             if counts is not None:
                 counts[who] += len(cards)
-        elif m := re.fullmatch(r"(.+?) takes? (\d+) cards? \(penalty\)(: (.+))?", line):
+        elif m := re.fullmatch(
+            r"(.+?) takes? (\d+) cards? \(penalty of (" + _CARD + r")\)(: (.+))?", line
+        ):
             who, number = m.group(1), int(m.group(2))
+            # the card named is one that makes the next player draw, in these rules
+            assert rules.effect_of(parse_card(m.group(3), rules.deck_spec)).draw > 0, line
+            seen[CAUSE] += 1
             if who == "You":
-                cards = m.group(4).split()
+                cards = m.group(5).split()
                 assert len(cards) == number and all(re.fullmatch(_CARD, c) for c in cards)
                 if hand is not None:
                     hand |= set(cards)
                 seen[TO_YOU] += 1
             else:
-                assert m.group(3) is None, f"an opponent's cards shown: {line}"
+                assert m.group(4) is None, f"an opponent's cards shown: {line}"
                 seen[TO_OTHERS] += 1
             if counts is not None:
                 counts[who] += number
@@ -572,6 +579,7 @@ def _account_for_every_card(out: str, hand_size: int, blind: bool) -> dict[str, 
 
 
 OWN, TO_YOU, TO_OTHERS, OPENING = "own draw", "penalty to you", "penalty to another", "opening"
+CAUSE = "penalty with its card"
 
 
 @pytest.mark.parametrize(
@@ -599,7 +607,7 @@ def test_every_card_taken_is_in_the_history(rules, players, opponents, seeds, ex
         argv = ["--rules", rules, "--players", str(players), "--opponents", opponents]
         code, out = run([*argv, "--seed", str(seed)], FIRST_MOVES)
         assert code == 0 and "== Match result ==" in out
-        found = _account_for_every_card(out, loaded.hand_size, loaded.opening == "dealer_blind")
+        found = _account_for_every_card(out, loaded)
         seen = {key: seen.get(key, 0) + value for key, value in found.items()}
     assert seen["screens"] > 50 and all(seen[kind] for kind in expected), seen
 
@@ -612,13 +620,13 @@ def test_the_penalties_of_the_issue_repro_are_shown():
     assert re.findall(r"^  (.*)$", history, flags=re.M) == [
         "You: play J♥",
         "expert (seat 1): play 6♥",
-        "You take 1 card (penalty): 8♦",
+        "You take 1 card (penalty of 6♥): 8♦",
         "expert (seat 1): play 6♠",
-        "You take 1 card (penalty): A♦",
+        "You take 1 card (penalty of 6♠): A♦",
         "expert (seat 1): draw (forced) → 1 card",
         "expert (seat 1): pass (forced)",
     ]
-    assert "You: draw → 7♠" in out and "expert (seat 1) takes 2 cards (penalty)" in out
+    assert "You: draw → 7♠" in out and "expert (seat 1) takes 2 cards (penalty of 7" in out
 
 
 # --- in a real terminal (a pseudo-terminal) -----------------------------------------------
@@ -706,9 +714,20 @@ def test_a_match_in_a_terminal_with_brackets_in_the_record_name(tmp_path):
     terminal = _PseudoTerminal(["--seed", "3", "--record", str(record)])
     try:
         screen = terminal.read_until("Your move> ")
-        assert "╭─ Round 1 · turn " in screen and "╭─ Legal moves" in screen
+        turn = re.search(r"╭─ Round 1 · your turn (\d+) ", screen)
+        assert turn and "╭─ Legal moves" in screen
+        terminal.type("?")
+        helped = terminal.read_until("Your move> ")
+        assert "Special cards (classic)" in helped and "Q: goes on any card; you order" in helped
         terminal.type("zz")
         assert "! 'zz' is not a move" in terminal.read_until("Your move> ")
+        terminal.type("1")
+        screen = terminal.read_until("> ")  # the next turn, or a suit after a queen
+        if screen.endswith("Suit> "):
+            terminal.type("h")
+            screen = terminal.read_until("Your move> ")
+        after = f"╭─ Round 1 · your turn {int(turn.group(1)) + 1} "
+        assert after in screen or "round over" in screen
         terminal.type("q")
         rest = terminal.finish()
     finally:
@@ -771,5 +790,84 @@ def test_rounds_are_numbered_from_1_everywhere_a_person_reads():
     deal = next(event for _, event in frame.events if event["type"] == "round")
     assert deal["round"] == 1 and "round 2 dealt by" in out
     code, out = run(["--seed", "1"], FIRST_MOVES)
-    assert "== Round 1 · turn" in out and "== Round 2 · turn" in out
+    assert "== Round 1 · your turn 1 ==" in out and "== Round 2 · your turn 1 ==" in out
     assert "round 2 dealt by" in out and "round 0" not in out.lower()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_turn_numbers_count_the_players_own_turns(players):
+    """Within a round the human's turn numbers go 1, 2, 3, ...: one more per turn of the
+    human, whatever the other seats and the forced decisions did; a number is skipped
+    only for a turn of the human's own that was forced (shown in the history), and kept
+    when the turn goes on (a cover, the card just drawn)."""
+    code, out = run(
+        ["--seed", "5", "--players", str(players), "--opponents", "random"], FIRST_MOVES
+    )
+    assert code == 0
+    rounds = re.split(r"^== Round result ==$", out, flags=re.M)
+    checked = 0
+    for text in rounds:
+        screens = re.split(r"^== Round \d+ · your turn (\d+) ==$", text, flags=re.M)
+        numbers = [int(n) for n in screens[1::2]]
+        histories = screens[0::2]
+        for index, (a, b) in enumerate(itertools.pairwise(numbers)):
+            between, body = histories[index + 1], histories[index + 2].split("==", 1)[0]
+            if b == a:  # the same turn goes on: a card to cover, or the card just drawn
+                assert "must be covered" in body or "drawn: " in body, (a, body)
+                continue
+            forced_turns = len(re.findall(r"^  You: \S+.*\(forced\)", between, flags=re.M))
+            assert a < b <= a + 1 + forced_turns, (a, b, between)
+            checked += 1
+        if numbers:
+            assert numbers[0] in (1, 2), numbers
+    assert checked > 10
+
+
+def test_the_viewer_names_the_seats_as_the_match_did(tmp_path):
+    """The terminal game writes the seats' names in the record's header (an optional
+    field the replayer passes over); the viewer shows them, and a record without them
+    (the golden ones) still says "player k"."""
+    record = tmp_path / "named.jsonl"
+    code, _ = run(["--seed", "2", "--opponents", "greedy", "--record", str(record)], "1\nq\n")
+    assert code == 0 and replay(record) == 1
+    header = json.loads(record.read_text().splitlines()[0])
+    assert header["names"] == ["You", "greedy (seat 1)"]
+    code, out = run(["--replay", str(record)], "q\n")
+    assert code == 0
+    assert re.search(r"^  [ >][ D] You +\d+ cards", out, flags=re.M)
+    assert re.search(r"^  [ >][ D] greedy \(seat 1\) +\d+ cards", out, flags=re.M)
+    assert "player 0" not in out
+    header["names"] = ["You"]  # one name for two seats
+    lines = record.read_text().splitlines()
+    bad = tmp_path / "bad-names.jsonl"
+    bad.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    code, out = run(["--replay", str(bad)], "q\n")
+    assert code == 2
+
+
+def test_a_queen_and_its_suit_in_one_answer():
+    """``qs h`` at the move prompt plays the queen and orders hearts without a suit prompt."""
+    out = io.StringIO()
+    answered = []
+
+    def answer(printed: str) -> str | None:
+        if answered:
+            return None
+        _, moves = last_screen(printed)
+        queens = [m.split()[1] for m in moves if m.startswith("play Q")]
+        if printed.endswith("Your move> ") and queens:
+            answered.append(queens[0])
+            return f"play {queens[0]} hearts"
+        return "1"
+
+    for seed in range(40):
+        answered.clear()
+        out = io.StringIO()
+        code = main(["--seed", str(seed)], Responder(out, answer), out)
+        if answered:
+            break
+    assert code == 0 and answered
+    after = out.getvalue().split(f"Your move> play {answered[0]} hearts", 1)[1]
+    assert not after.lstrip("\n").startswith("Suit> ")
+    assert "Suit> " not in after.split("Your move> ", 1)[0]
+    assert f"You: play {answered[0]}" in after and "You: order ♥" in after

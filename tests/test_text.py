@@ -189,3 +189,27 @@ def test_rules_reminder_follows_the_tables():
     assert not any(line.startswith("8:") for line in nines)
     changed = rules_reminder(Rules.preset("classic").replace(target=51))
     assert "a total above 51" in changed[-1]
+
+
+def test_an_answer_is_read_from_its_last_brackets():
+    """TextArena's convention: reasoning may come first, the move is the last ``[...]``."""
+    state = _first("classic", PHASE_PLAY)
+    legal = legal_actions(state)
+    text = action_text(legal[-1], state)
+    answer = f"I could [{action_text(legal[0], state)}], but I will [{text}]."
+    assert parse_action(answer, state) == legal[-1]
+    with pytest.raises(TextActionError, match="'nothing' is not a move"):
+        parse_action(f"{text} [nothing]", state)
+
+
+def test_a_turn_opens_at_a_play_or_a_penalty_not_after_the_seats_own_card():
+    from sto_odno_env.views.text import opens_turn
+
+    play = _first("classic", PHASE_PLAY)
+    seat = int(play.current_player[0])
+    assert opens_turn(play, last_actor=seat)  # a skip brought the turn back
+    assert opens_turn(play, last_actor=None)
+    order = _first("classic", PHASE_ORDER)
+    seat = int(order.current_player[0])
+    assert not opens_turn(order, last_actor=seat)  # the suit after its own queen
+    assert opens_turn(order, last_actor=(seat + 1) % 2)  # the dealer's opening queen

@@ -28,12 +28,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
-
 from ..game import cli, engine
 from ..game.cards import PHASE_ORDER
 from ..game.rules import PRESETS, Rules, RulesError, load_rules
-from ..records.playback import DealWatch, Playback, with_draws
+from ..records.playback import Playback, SteppedMatch
 from ..records.record import write_records
 from ..views.observation import observe_one
 from ..views.screen import (
@@ -48,7 +46,7 @@ from ..views.screen import (
     seat_lines,
     situation,
 )
-from ..views.text import HELP, TextActionError, parse_move, rules_reminder
+from ..views.text import HELP, TextActionError, opens_turn, parse_move, rules_reminder
 
 INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
 TERMINATED = 128 + signal.SIGTERM  # ... and by SIGTERM (kill)
@@ -98,26 +96,21 @@ def seat_names(players: int, you: int, opponents: Sequence[str]) -> list[str]:
     return names
 
 
-class _MatchTrace(engine.Trace):
-    """The record of a match stepped one decision at a time: the caller says whether the
-    decision it steps is forced (one legal action), as the record marks it."""
-
-    forced = False
-
-    def emit(self, game: int, event: dict[str, Any]) -> None:
-        if event["type"] == "action":
-            event["forced"] = self.forced
-        super().emit(game, event)
-
-
 class HumanMatch:
     """One match: a human at ``seat`` and one policy per other seat (in seat order).
 
-    The match is stepped one decision at a time (forced ones taken here, as the engine
-    would), so that every card a seat takes can be told: the hands before and after each
-    decision show what was drawn, and who drew it says why (the player's own draw, or a
-    penalty). The history shows these draws as ``draw`` events, which are not part of
-    the record (docs/rules.md §10 leaves draws out: they follow from the deck).
+    The match is stepped one decision at a time (:class:`SteppedMatch`; forced ones taken
+    here, as the engine would), so that every card a seat takes can be told: the hands
+    before and after each decision show what was drawn, and who drew it says why (the
+    player's own draw, or a penalty and the card that gave it). The history shows these
+    draws as ``draw`` events, which are not part of the record (docs/rules.md §10 leaves
+    draws out: they follow from the deck).
+
+    The human's turns are counted per round: a turn starts at a play or a penalty to
+    answer, or at the human's first decision after another seat's, so the suit after a
+    queen, the card after a draw and a cover are part of the turn that led to them (a skip
+    that brings the turn back starts a new one), and other seats' forced decisions count
+    for nothing.
     """
 
     def __init__(
@@ -134,35 +127,38 @@ class HumanMatch:
         self.seat, self.names, self.screen, self.reader = seat, list(names), screen, reader
         others = iter(opponents)
         self.policies = [None if p == seat else next(others) for p in range(players)]
-        self.trace = _MatchTrace(1)
-        self.chance = DealWatch()
-        self.state = engine.init(
-            rules,
-            players,
-            1,
-            seed=seed,
-            trace=self.trace,
-            chance=self.chance,
-            resolve_forced=False,
-        )
-        self.complete = 0  # record events up to the last decision point (what is saved)
-        self.shown = 0  # record events already printed or gathered into self.recent
+        self.match = SteppedMatch(rules, players, seed)
+        self.started = False
         self.recent: list[dict[str, Any]] = []
         self.queued: int | None = None  # a suit order typed with its queen
+        self.turn = 0  # the human's turns in this round
+        self.last_actor: int | None = None  # the seat of the last decision, None at a deal
+
+    @property
+    def state(self) -> engine.State:
+        """The match's engine state (one game)."""
+        return self.match.state
 
     @property
     def record(self) -> list[dict[str, Any]]:
-        """The match's record events up to the last decision point (docs/rules.md §10):
-        a step cut short by Ctrl-C leaves no half of it here."""
-        return self.trace.current[0][: self.complete]
+        """The match's record events up to the last decision point (docs/rules.md §10),
+        the seats' names in its header: a step cut short by Ctrl-C leaves no half of it
+        here."""
+        record = list(self.match.record)
+        if record:
+            record[0] = {**record[0], "names": list(self.names)}
+        return record
 
     def play(self) -> None:
         """Play to the match's end; EOFError, KeyboardInterrupt and Quit pass through."""
-        if not self.shown:  # the deal (and an opening card's penalty)
-            self._gather(None)
-        while not bool(self.state.done[0]):
+        if not self.started:  # the deal (and an opening card's penalty)
+            self.started = True
+            self._gather(self.match.start())
+        while not self.match.done:
             seat = int(self.state.current_player[0])
             legal = legal_actions(self.state)
+            if seat == self.seat and opens_turn(self.state, self.last_actor):
+                self.turn += 1
             if len(legal) == 1:  # forced: no one is asked (docs/rules.md §4)
                 action = legal[0]
             elif seat == self.seat and self.queued is not None and self.queued in legal:
@@ -172,27 +168,13 @@ class HumanMatch:
             else:
                 observation = observe_one(self.state, seat)
                 action = int(self.policies[seat](observation, self.state.legal[0]))
-            hands = self._hands()
-            self.trace.forced = len(legal) == 1
-            engine.step(
-                self.state,
-                np.array([action]),
-                trace=self.trace,
-                chance=self.chance,
-                resolve_forced=False,
-            )
-            self._gather(hands)
+            self.last_actor = seat
+            self._gather(self.match.step(action))
 
-    def _hands(self) -> list[int]:
-        return [int(hand) for hand in self.state.hand[0]]
-
-    def _gather(self, before: list[int] | None) -> None:
-        """Take the new record events, with the draws they led to (``before``: the hands
-        before the decision): moves wait for the human's next screen, round and match
-        results are printed as they happen."""
-        events = self.trace.current[0][self.shown :]
-        self.shown = self.complete = len(self.trace.current[0])
-        for event in self._with_draws(events, before):
+    def _gather(self, events: list[dict[str, Any]]) -> None:
+        """Take the new events (with the cards each seat took): moves wait for the human's
+        next screen, round and match results are printed as they happen."""
+        for event in events:
             if event["type"] in ("round_end", "match_end"):
                 self._print_recent("Moves")
                 if event["type"] == "round_end":
@@ -202,22 +184,11 @@ class HumanMatch:
                 else:
                     lines = match_result_lines(self.screen, event, self.names, self.seat)
                     self.screen.block("Match result", lines)
+            elif event["type"] == "round":
+                self.turn, self.last_actor = 0, None
+                self.recent.append(event)
             elif event["type"] != "match":
                 self.recent.append(event)
-
-    def _with_draws(
-        self, events: list[dict[str, Any]], before: list[int] | None
-    ) -> list[dict[str, Any]]:
-        """``events`` with the cards each seat took: on the action of a seat that drew
-        (its own draw, ``drawn``), and as ``draw`` events for a penalty taken by another
-        seat (or at a round's opening card). Record events are copied, never changed.
-
-        The events split at each ``round`` line; a part's cards taken are its hands at
-        the end (at the next deal, or now) less its hands at the start (before the
-        decision, or as dealt: docs/rules.md §3), less cards stolen (``steal`` lines)."""
-        deals, self.chance.deals = self.chance.deals, []
-        tables = self.state.tables
-        return with_draws(events, before, deals, self._hands(), tables.hand_size, tables.deck.cards)
 
     def _print_recent(self, title: str) -> None:
         lines = [event_text(self.screen, e, self.names, self.seat) for e in self.recent]
@@ -229,7 +200,7 @@ class HumanMatch:
         state, screen = self.state, self.screen
         if int(state.phase[0]) != PHASE_ORDER:  # after a queen only the suit prompt follows
             self._print_recent("Since your last turn")
-            title = f"Round {int(state.round[0]) + 1} · turn {int(state.turn[0]) + 1}"
+            title = f"Round {int(state.round[0]) + 1} · your turn {self.turn}"
             hand = int(state.hand[0, self.seat])
             cards = state.tables.deck.cards
             playable = sum(1 << a for a in legal_actions(state) if a < cards)
@@ -263,7 +234,7 @@ class HumanMatch:
 
 def replay_session(playback: Playback, screen: Screen, reader: Reader) -> None:
     """Step through a recorded match with every hand shown: ``n``/Enter, ``b``, a line."""
-    names = [f"player {p}" for p in range(playback.players)]
+    names = playback.names or [f"player {p}" for p in range(playback.players)]
     screen.deck = playback.rules.deck_spec
     index, count = 0, len(playback.frames)
     while True:

@@ -6,7 +6,8 @@ match once through the engine with its random events read from the record, keepi
 copy of the state after every decision. A :class:`Frame` is one decision: its action
 line and the lines the engine wrote after it (draws, reshuffles, round ends, deals). An
 unfinished match (docs/rules.md §10) ends with the frame of the decision it stopped at,
-its ``unfinished`` line included.
+its ``unfinished`` line included. A header may name the seats (``"names"``, an optional
+field the terminal game writes: ``["You", "expert (seat 1)"]``); the viewer shows them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..game import engine
-from ..game.rules import Rules
+from ..game.rules import Rules, load_rules
 from .replay import RecordError, replay
 
 Line = tuple[int, dict[str, Any]]  # (line number in the file, event)
@@ -84,6 +85,7 @@ class Playback:
     players: int
     rules: Rules
     frames: list[Frame]
+    names: list[str] | None = None  # the seats' names, where the record's header has them
 
     @property
     def finished(self) -> bool:
@@ -127,6 +129,16 @@ class Playback:
         own = lines[begin:end]
         header = own[0][1]
         rules, players = Rules.from_dict(header["rules"]), header["players"]
+        names = header.get("names")
+        if names is not None and not (
+            isinstance(names, list)
+            and len(names) == players
+            and all(isinstance(name, str) and name.strip() for name in names)
+        ):
+            raise RecordError(
+                f"{path}: line {own[0][0]}: names must be a list of {players} non-empty "
+                f"strings, one per seat; got {names!r}"
+            )
         chance = _RecordedChance([event for _, event in own])
         state = engine.init(
             rules, players, 1, seeds=[header["seed"]], chance=chance, resolve_forced=False
@@ -141,7 +153,7 @@ class Playback:
                 engine.step(state, actions, chance=chance, resolve_forced=False)
             pending.append((number, event))
         frames.append(Frame(state.copy(), pending))
-        return cls(str(path), match, len(starts), players, rules, frames)
+        return cls(str(path), match, len(starts), players, rules, frames, names)
 
 
 class DealWatch:
@@ -176,8 +188,8 @@ def with_draws(
 ) -> list[dict[str, Any]]:
     """Copies of ``events`` (one decision's record events) with the cards each seat took:
     ``drawn`` on the action of the seat that drew, ``draw`` events for a penalty taken by
-    another seat (or at a round's opening card), as :func:`sto_odno_env.views.screen.event_text`
-    reads them.
+    another seat (or at a round's opening card) with its ``cause`` (the card played, or
+    the opening card), as :func:`sto_odno_env.views.text.event_text` reads them.
 
     The events split at each ``round`` line. A part's cards taken are its hands at its end
     (``deals``: the hands when the next round was dealt; ``now`` for the last part) less its
@@ -203,6 +215,11 @@ def with_draws(
             if event["type"] == "steal":
                 taken[event["player"]] &= ~(1 << event["card"])
         action = next((e for e in piece if e["type"] == "action"), None)
+        cause = None  # the card whose penalty a seat took without a decision of its own
+        if part:  # a round's opening card: the dealer's last card, turned up (§3)
+            cause = piece[0]["deck"][seats_in.bit_count() * hand_size - 1]
+        elif action is not None and action["action"] < cards:
+            cause = action["action"]
         notes = []
         for seat, bits in enumerate(taken):
             drawn = [card for card in range(cards) if bits >> card & 1]
@@ -211,10 +228,99 @@ def with_draws(
             if action is not None and seat == action["player"]:
                 action["drawn"] = drawn
             else:
-                notes.append({"type": "draw", "player": seat, "cards": drawn})
+                notes.append({"type": "draw", "player": seat, "cards": drawn, "cause": cause})
         at = next(
             (i for i, e in enumerate(piece) if e["type"] in ("round_end", "match_end")),
             len(piece),
         )
         result += piece[:at] + notes + piece[at:]
     return result
+
+
+class _ForcedTrace(engine.Trace):
+    """The record of a match stepped one decision at a time: the caller says whether the
+    decision it steps is forced (one legal action), as the record marks it."""
+
+    forced = False
+
+    def emit(self, game: int, event: dict[str, Any]) -> None:
+        if event["type"] == "action":
+            event["forced"] = self.forced
+        super().emit(game, event)
+
+
+class SteppedMatch:
+    """One match stepped one decision at a time, forced decisions included (the caller
+    takes them, so that each card a seat takes can be told), as the terminal game and the
+    text env play it.
+
+    :meth:`start` and :meth:`step` return the record events the decision led to, copied,
+    with the cards each seat took (:func:`with_draws`: ``drawn`` on the action of a seat
+    that drew, ``draw`` events with their ``cause`` for a penalty taken), ready for
+    :func:`sto_odno_env.views.text.event_text`. :attr:`record` is the match's record so far
+    (docs/rules.md §10); draws are not part of it. :attr:`rewards` add up each seat's
+    match reward (the engine's: +1 for the winner to −1 for the last, docs/rules.md §8).
+    """
+
+    def __init__(self, rules: Rules | str, players: int, seed: int):
+        self.trace = _ForcedTrace(1)
+        self.chance = DealWatch()
+        self.state = engine.init(
+            load_rules(rules),
+            players,
+            1,
+            seed=seed,
+            trace=self.trace,
+            chance=self.chance,
+            resolve_forced=False,
+        )
+        self.complete = 0  # record events up to the last decision point (what is saved)
+        self.rewards = np.zeros(players, dtype=np.float64)  # each seat's match reward so far
+
+    @property
+    def record(self) -> list[dict[str, Any]]:
+        """The record events up to the last decision point: a step cut short (Ctrl-C)
+        leaves no half of it here."""
+        return self.trace.current[0][: self.complete]
+
+    @property
+    def done(self) -> bool:
+        """Whether the match is over."""
+        return bool(self.state.done[0])
+
+    def legal(self) -> list[int]:
+        """The legal actions of the player to act, in id order."""
+        bits = int(self.state.legal_bits[0])
+        return [a for a in range(self.state.tables.num_actions) if bits >> a & 1]
+
+    def start(self) -> list[dict[str, Any]]:
+        """The events of the deal (and of an opening card's penalty)."""
+        return self._gather(None)
+
+    def step(self, action: int) -> list[dict[str, Any]]:
+        """Apply ``action`` for the player to act (forced when it is the only legal one);
+        returns the events it led to. An illegal action raises ValueError."""
+        legal = self.legal()
+        if action not in legal:
+            raise ValueError(f"action {action} is not legal now; legal: {legal}")
+        hands = self._hands()
+        self.trace.forced = len(legal) == 1
+        _, rewards, _ = engine.step(
+            self.state,
+            np.array([action]),
+            trace=self.trace,
+            chance=self.chance,
+            resolve_forced=False,
+        )
+        self.rewards += rewards[0]
+        return self._gather(hands)
+
+    def _hands(self) -> list[int]:
+        return [int(hand) for hand in self.state.hand[0]]
+
+    def _gather(self, before: list[int] | None) -> list[dict[str, Any]]:
+        events = self.trace.current[0][self.complete :]
+        self.complete = len(self.trace.current[0])
+        deals, self.chance.deals = self.chance.deals, []
+        tables = self.state.tables
+        return with_draws(events, before, deals, self._hands(), tables.hand_size, tables.deck.cards)

@@ -37,6 +37,7 @@ from ..game.cards import (
     PHASE_DONE,
     PHASE_NAMES,
     PHASE_ORDER,
+    PHASE_PLAY,
     PHASE_RESPOND,
     SUIT_LETTERS,
     SUIT_SYMBOLS,
@@ -248,8 +249,9 @@ def _card(rank: str, suit: int, deck: Deck) -> int:
 def parse_move(text: str, state: State, game: int = 0) -> Move:
     """The move meant by ``text`` for the player to act in ``state`` (game ``game``).
 
-    Takes a move's number in the legal list (from 1), an action string or any lenient
-    form of it (case, suit symbols, letters and words, ``queen of spades``), ``draw`` /
+    An answer holding ``[...]`` is read from its last bracketed part (as TextArena's games
+    ask for moves). Takes a move's number in the legal list (from 1), an action string or
+    any lenient form of it (case, suit symbols, letters and words, ``queen of spades``), ``draw`` /
     ``take`` / ``d``, ``pass`` / ``p``; at a suit order, a suit alone (``h`` is hearts
     there, ``d`` diamonds). After a card that orders a suit the suit may follow
     (``play qs hearts``): it is returned as :attr:`Move.then`.
@@ -259,6 +261,9 @@ def parse_move(text: str, state: State, game: int = 0) -> Move:
     legal = legal_actions(state, game)
     deck = state.tables.deck
     phase = int(state.phase[game])
+    bracketed = re.findall(r"\[([^\[\]]*)\]", text)
+    if bracketed:  # TextArena's convention: the move is the answer's last [...]
+        text = bracketed[-1]
     if phase == PHASE_DONE or not legal:
         raise TextActionError("the match is over: there is no move to take")
     tokens = [word for word in _tokens(text) if word not in FILLER]
@@ -277,7 +282,8 @@ def parse_move(text: str, state: State, game: int = 0) -> Move:
             return Move(deck.order_base + SUIT_WORDS[words[0]])
         raise TextActionError(
             f"{text.strip()!r} is not a suit: name the suit the next player must follow, "
-            "one of ♠ ♣ ♦ ♥ (s c d h, or spades clubs diamonds hearts)"
+            f"one of ♠ ♣ ♦ ♥ (s c d h, or spades clubs diamonds hearts); "
+            + _legal_words(state, game)
         )
     verb = tokens[0]
     if verb in DRAW_WORDS or verb in PASS_WORDS or verb == "call":
@@ -515,6 +521,19 @@ def phase_name(state: State, game: int = 0) -> str:
     return "match over" if phase == PHASE_DONE else PHASE_NAMES[phase]
 
 
+# Decisions that open a seat's turn; the others (after its own draw, cover, queen or call)
+# go on with the turn that led to them.
+TURN_STARTS = (PHASE_PLAY, PHASE_RESPOND)
+
+
+def opens_turn(state: State, last_actor: int | None, game: int = 0) -> bool:
+    """Whether the decision waiting opens a new turn of the player to act, after a
+    decision of ``last_actor`` (None: a round was just dealt). A skip that brings the turn
+    back opens a new one; a seat's forced decisions are turns like any other."""
+    seat = int(state.current_player[game])
+    return last_actor != seat or int(state.phase[game]) in TURN_STARTS
+
+
 def seat_names(players: int, seat: int, name: str = "You") -> list[str]:
     """``name`` for ``seat`` and ``seat k`` for the others: the default names of a view."""
     return [name if p == seat else f"seat {p}" for p in range(players)]
@@ -530,12 +549,17 @@ def seat_view(
 ) -> str:
     """The view of ``seat`` as text, to show a player or put in a model's prompt.
 
-    ``names`` names every seat (default: ``You`` and ``seat k``); ``recent`` is what
+    ``names`` names every seat (default: ``You`` and ``seat k``; the viewer's name is
+    marked ``(you)`` in the lists unless it is ``You``); ``recent`` is what
     happened since the seat's last turn, as record events (docs/rules.md §10, with the
     ``draw`` events of :func:`event_text`), told as ``seat`` may know it; ``turn`` is the
     number of the seat's own turn to show. The legal moves are listed only when ``seat``
     is to act."""
-    names = list(names) if names is not None else seat_names(state.players, seat)
+    plain = list(names) if names is not None else seat_names(state.players, seat)
+    you = plain[seat] if f"seat {seat}" in plain[seat] else f"{plain[seat]} (seat {seat})"
+    names = [
+        f"{name} (you)" if p == seat and name != "You" else name for p, name in enumerate(plain)
+    ]
     rules = state.tables.rules
     acting = int(state.current_player[game]) == seat and int(state.phase[game]) != PHASE_DONE
     head = (
@@ -543,7 +567,6 @@ def seat_view(
     )
     if turn is not None:
         head += f" · your turn {turn}"
-    you = names[seat] if f"seat {seat}" in names[seat] else f"{names[seat]} (seat {seat})"
     lines = [head, f"You are {you}; a total above {rules.target} is out."]
     events = [text for event in recent if (text := event_text(PLAIN, event, names, seat))]
     if events:
