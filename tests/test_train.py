@@ -131,6 +131,49 @@ def test_resume_continues_the_run_exactly(tmp_path):
     assert np.array_equal(straight.next_obs, resumed.next_obs)
 
 
+FIXTURES = ROOT / "tests" / "data" / "checkpoints"
+
+
+def assert_same_run_state(a: object, b: object, where: str = "") -> None:
+    """Two checkpoints' saved state is equal, tensor for tensor (the config, which names
+    the output folder, and the counters, which hold wall-clock times, aside)."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), (where, set(a) ^ set(b))
+        for key in a:
+            if key not in ("config", "counters", "package_version"):
+                assert_same_run_state(a[key], b[key], f"{where}/{key}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert_same_run_state(x, y, f"{where}[{index}]")
+    elif isinstance(a, torch.Tensor):
+        assert torch.equal(a, b), where
+    else:
+        assert a == b, where
+
+
+@pytest.mark.parametrize("mode", ["one-process", "overlapped"])
+def test_a_checkpoint_written_before_the_split_resumes_exactly(tmp_path, mode):
+    # tests/data/checkpoints/README.md: written by the kit before train/ was split (issue
+    # 47) at update 2; resumed to update 4 it matches a fresh run of 4 updates.
+    overlap = "overlap=true" if mode == "overlapped" else "overlap=false"
+    argv = [*TINY[:-1], overlap, "warm_start=none", "eval_every_minutes=0", "--no-progress",
+            "--total-steps", str(16 * 8 * 4)]  # fmt: skip
+    fixture = FIXTURES / f"ppo-{mode}-update-2.pt"
+    resumed_code, resumed = run.execute(
+        ppo.SPEC, [*argv, "--out", str(tmp_path / "resumed"), "--resume", str(fixture)]
+    )
+    fresh_code, fresh = run.execute(ppo.SPEC, [*argv, "--out", str(tmp_path / "fresh")])
+    assert resumed_code == fresh_code == 0
+    assert resumed.counters.update == fresh.counters.update == 4
+    assert resumed.counters.global_step == fresh.counters.global_step
+    saved = [
+        torch.load(tmp_path / name / "checkpoint.pt", weights_only=True)
+        for name in ("resumed", "fresh")
+    ]
+    assert_same_run_state(*saved)
+
+
 def test_a_run_never_sends_an_illegal_action():
     # The games are built with illegal_action="raise": one illegal learner or league move
     # anywhere in the run would raise IllegalActionError out of collect().
@@ -451,7 +494,7 @@ def test_minutes_bound_the_whole_command(tmp_path):
     # end would not fit: a loaded machine measures slower steps and so stops sooner, by
     # design. The reserve is the loop's, from the last measured durations, with slack for
     # their change between the stop and the end.
-    reserve = session.eval_seconds + session.update_seconds + session._end_reserve()
+    reserve = session.evaluations.seconds + session.budget.update_seconds + session.reserve()
     assert seconds > 12.0 - reserve - 2.0, (seconds, reserve)
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["status"] == "finished: the 0.2-minute budget"
@@ -495,6 +538,46 @@ def test_resume_takes_the_runs_settings_from_its_checkpoint(tmp_path):
     assert (config.num_envs, config.hidden, config.rollout_steps) == (16, (16,), 8)
     assert config.league.max_snapshots == 2 and config.out == str(tmp_path / "run")
     assert config.total_steps == 256  # given here
+
+
+def test_a_run_never_replaces_another_without_overwrite(tmp_path, capsys):
+    out = tmp_path / "run"
+    tiny_run(out, 16 * 8)
+    before = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()}
+    events = sorted(path.name for path in (out / "tb").iterdir())
+    capsys.readouterr()
+    argv = [*TINY, "--out", str(out), "--total-steps", str(16 * 8), "--no-progress"]
+    started = time.monotonic()
+    assert ppo.main(argv) == 2
+    assert time.monotonic() - started < 5  # refused before any training
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0, error
+    assert f"out={str(out)!r} holds another run (checkpoint.pt, policy.pt" in error
+    assert f"--resume {out / 'checkpoint.pt'}" in error
+    assert "give another --out" in error and "--overwrite" in error
+    assert {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()} == before
+    # a resumed run from elsewhere may not write into it either
+    other = tmp_path / "other"
+    tiny_run(other, 16 * 8)
+    argv_resume = ["--resume", str(other / "checkpoint.pt"), "--out", str(out), "--no-progress"]
+    assert ppo.main(argv_resume) == 2
+    assert "holds another run" in capsys.readouterr().err
+    # --overwrite starts over there: the earlier run's files (TensorBoard's too) are gone
+    code, session = run.execute(ppo.SPEC, [*argv, "--overwrite", "--total-steps", str(16 * 8 * 2)])
+    assert code == 0 and session.counters.update == 2
+    assert "--overwrite: the files of a run already in" in capsys.readouterr().out
+    assert not set(events) & {path.name for path in (out / "tb").iterdir()}
+    assert json.loads((out / "summary.json").read_text())["updates"] == 2
+
+
+def test_the_first_speed_is_marked_settling_and_then_measured_over_several_updates(
+    tmp_path, capsys
+):
+    tiny_run(tmp_path, 16 * 8 * 6, "eval_every_minutes=0", "warm_start=none")
+    speeds = [line for line in capsys.readouterr().out.splitlines() if line.startswith("speed:")]
+    assert len(speeds) == 2, speeds
+    assert "over the first update (settling" in speeds[0]
+    assert "over the 4 updates after the first" in speeds[1] and "total_steps in about" in speeds[1]
 
 
 # --- Ctrl-C and SIGTERM in every phase of a real process --------------------------------------
@@ -620,6 +703,7 @@ def test_ctrl_c_to_the_process_group_during_an_update_saves_the_last_finished_on
     assert counters["update"] >= 1
     assert counters["global_step"] == counters["update"] * 128 * 32
     assert f"update {counters['update']:,} ({counters['global_step']:,} learner" in out
+    assert f"continue with      python train/ppo.py --resume {out_dir / 'checkpoint.pt'}" in out
 
 
 @pytest.mark.slow

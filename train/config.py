@@ -26,13 +26,13 @@ from typing import Any
 
 import yaml
 
+from sto_odno_env.bots.catalog import POLICY_DIR  # the shipped policies
 from sto_odno_env.envs.table_config import REWARDS
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = REPO / "configs" / "train" / "ppo.yaml"
 TRAINING_DOC = REPO / "docs" / "training.md"
 BOTS = ("expert", "greedy", "random")
-POLICY_DIR = REPO / "sto_odno_env" / "bots" / "policies"  # the shipped policies
 SECTIONS = (
     "run",
     "budget",

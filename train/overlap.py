@@ -45,10 +45,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from sto_odno_env.game import cli
+
 if TYPE_CHECKING:
     from train.config import TrainConfig
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNALS = cli.STOP_SIGNALS
 ROLLOUT_FIELDS = ("obs", "masks", "actions", "logprobs", "values", "advantages", "returns")
 KEPT_STATES = 3  # the learner may ask for the state at the start of rollout k + 1 or k + 2
 POLL_SECONDS = 0.5
@@ -96,11 +98,6 @@ def rollout_buffers(
     return buffers
 
 
-def network_tensors(actor: torch.nn.Module, critic: torch.nn.Module) -> list[torch.Tensor]:
-    """The tensors of the actor's and the critic's state dicts, in order (views)."""
-    return [*actor.state_dict().values(), *critic.state_dict().values()]
-
-
 @contextlib.contextmanager
 def _signals_blocked():
     """SIGINT and SIGTERM wait (pending) while a message is read or written whole: a
@@ -137,7 +134,7 @@ class Collector:
         shapes: tuple[int, int, int, int],
         trainer: type,
     ):
-        """Start the collector at ``state`` (:meth:`train.ppo.PPO.collector_state`, whose
+        """Start the collector at ``state`` (:meth:`train.ppo_state.PPOState.handover`, whose
         ``"rollout"`` is the next rollout's index) and publish ``weights``, the learner's
         at update ``state["rollout"] - 1``. ``trainer`` is the trainer class the collector
         builds (:class:`train.ppo.PPO`: passed in, so this module does not import its user)."""
@@ -297,13 +294,17 @@ def _collector_main(
 
 
 class _Loop:
-    def __init__(self, config, rules, state, buffers, weights, inbox, outbox, learner, trainer):
-        from train import run
+    """The collector's loop: it drives a trainer of the learner's class through its public
+    collector methods (``take_over``, ``use_storage``, ``collect``, ``league_scores``,
+    ``handover``, ``network_tensors``)."""
 
-        settings = run.Settings(config, rules, None, {}, None, None, frozenset(), False)
+    def __init__(self, config, rules, state, buffers, weights, inbox, outbox, learner, trainer):
+        from train.protocol import Settings
+
+        settings = Settings(config, rules, None, {}, None, None, frozenset(), False)
         self.trainer = trainer(settings)
-        self.trainer.load_collector_state(state)
-        self.tensors = network_tensors(self.trainer.agent.actor, self.trainer.agent.critic)
+        self.trainer.take_over(state)
+        self.tensors = self.trainer.network_tensors()
         self.buffers, self.weights = buffers, weights
         self.inbox, self.outbox, self.learner = inbox, outbox, learner
         self.first = self.next = int(state["rollout"])
@@ -331,21 +332,17 @@ class _Loop:
             self._keep(index)
             buffer = self.buffers[index % 2]
             self.free.discard(index % 2)
-            for name in ("obs", "masks", "actions", "logprobs", "values"):
-                setattr(trainer, name, buffer[name])
-            episodes = trainer.rollout()
-            self_play = trainer.self_play_rollout()
-            advantages, returns = trainer.gae()
+            trainer.use_storage(buffer)
+            episodes, self_play, advantages, returns = trainer.collect()
             buffer["advantages"].copy_(advantages)
             buffer["returns"].copy_(returns)
             if self_play is not None:
                 self_play = {key: value.cpu().numpy() for key, value in self_play.items()}
-            scores = (trainer.member_score.copy(), trainer.member_games.copy())
-            self.outbox.send(("rollout", index, episodes, *scores, self_play))
+            self.outbox.send(("rollout", index, episodes, *trainer.league_scores(), self_play))
             self.next = index + 1
 
     def _keep(self, index: int) -> None:
-        self.kept[index] = self.trainer.collector_state(index)
+        self.kept[index] = self.trainer.handover(index)
         for old in [i for i in self.kept if i <= index - KEPT_STATES]:
             del self.kept[old]
         if index in self.asked:

@@ -1,6 +1,6 @@
 """Masked self-play PPO for 101: ``python train/ppo.py`` (defaults: configs/train/ppo.yaml).
 
-    python train/ppo.py [--config FILE] [--resume CHECKPOINT] [--no-progress]
+    python train/ppo.py [--config FILE] [--resume CHECKPOINT] [--overwrite] [--no-progress]
         [--KEY VALUE ...] [key=value ...]
 
 One file in the manner of CleanRL's ``ppo.py``, in its order: the args (the typed config
@@ -12,45 +12,49 @@ passes of clipped PPO over minibatches. Masks hold everywhere: actions are sampl
 legal ones only, the update's log-probabilities and entropy are those of the masked
 distribution, and evaluation plays the most likely legal action.
 
+**The behaviour policy lags by one update in the default execution.** With ``overlap: true``
+(the default) a collector process (``train/overlap.py``) collects the next rollout while
+this process trains on the last, so rollout ``j`` is collected with the weights of update
+``j - 2`` -- one update behind the weights (``j - 1``'s) that the update on it starts from
+(rollouts 1 and 2 of a fresh run both with the starting weights). A fixed rule, so a run is
+deterministic and resumes exactly. The PPO ratio corrects the lag: ``logprobs`` are the
+behaviour policy's, stored as the rollout was sampled, so ``ratio = pi_new / pi_behaviour``
+is the importance weight from the policy that acted to the one being trained, and the clip
+bounds how far one update moves from the policy that acted. The lag shows as a higher
+``approx_kl`` and ``clipfrac`` than in one process (``overlap: false``: no lag), which
+``train/throughput.py`` measures beside the speed.
+
 The run around the algorithm (the command line, budget, warm start, evaluations, progress,
-checkpoints, Ctrl-C, the summary) is ``train/run.py``'s. Written to ``--out``:
+checkpoints, Ctrl-C, the summary) is ``train/run.py``'s; what a checkpoint holds and the
+collector's hand-over are ``train/ppo_state.py``'s. Written to ``--out``:
 ``checkpoint.pt`` (the whole run, for ``--resume``: weights, optimiser, league, counters,
 the games in progress and the random state, so a resumed run continues exactly; also a
 policy file), ``policy.pt`` (the same update's policy), ``best.pt`` (the best evaluated),
-``evaluations.csv``, ``summary.json`` and TensorBoard logs in ``tb/``.
+``evaluations.csv``, ``summary.json`` and TensorBoard logs in ``tb/``. A folder that holds
+another run is refused (``--resume`` it, give another ``--out``, or ``--overwrite``).
 """
 
 from __future__ import annotations
 
-import copy
-import json
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sto_odno_env.bots.checkpoint import (
-    CheckpointError,
-    TorchPolicyAgent,
-    build_network,
-    policy_record,
-    read,
-    write_atomic,
-)
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.views.observation import obs_size
 from train import deferred_import, run
 from train.config import ConfigError, TrainConfig
+from train.console import Console
 from train.imitation import estimate_seconds, warm_start
 from train.masked import entropy, log_probs, make_networks, sample
+from train.ppo_state import PPOState, read_checkpoint
+from train.protocol import Counters, Settings, Update
 from train.selfplay import SelfPlayGames
 from train.tables import Tables, counts_and_sizes
 
 if TYPE_CHECKING:
     import torch
-
-    from train import overlap
 else:  # loaded on first use, so that a bad command line fails before torch's seconds of loading
     torch = deferred_import("torch")
 
@@ -116,14 +120,14 @@ class Agent:
 # --- the algorithm ---------------------------------------------------------------------------
 
 
-class PPO:
+class PPO(PPOState):
     """One PPO run: the env setup, the agent, the optimiser and the rollout storage; one
-    :meth:`train` call is one update (rollout, GAE, update). ``train/run.py`` drives it."""
+    :meth:`train` call is one update (rollout, GAE, update). ``train/run.py`` drives it;
+    what it saves and restores is :class:`train.ppo_state.PPOState`'s."""
 
     interruptible = True  # every update's end is captured, so a signal may cut one short
-    policy_name = "policy.pt"
 
-    def __init__(self, settings: run.Settings):
+    def __init__(self, settings: Settings):
         config = self.config = settings.config
         self.rules = settings.rules
         # TRY NOT TO MODIFY: seeding
@@ -159,11 +163,9 @@ class PPO:
         self.member_score = np.zeros(len(self.tables.names))
         self.member_games = np.zeros(len(self.tables.names))
         # overlapped training (train/overlap.py): the collector process, started at the
-        # first update; what a resumed overlapped run hands it
-        self.collector: overlap.Collector | None = None
+        # first update
+        self.collector = None
         self.updates = settings.saved.counters.update if settings.saved is not None else 0
-        self._behaviour: dict[str, Any] | None = None  # the weights of the next rollout
-        self._learner_generator: torch.Tensor | None = None
         if settings.saved is not None:
             self.restore(settings.saved)
 
@@ -174,90 +176,77 @@ class PPO:
         config = self.config
         return config.rollout_steps * (config.num_envs + config.self_play_games)
 
-    def train(self, counters: run.Counters) -> run.Update:
+    def networks(self) -> tuple[torch.nn.Module, torch.nn.Module]:
+        """The actor and the critic."""
+        return self.agent.actor, self.agent.critic
+
+    def train(self, counters: Counters) -> Update:
         """One update: the rollout, GAE, and the PPO update of the agent (``overlap``: the
         update of the rollout the collector process finished, :meth:`train_overlapped`)."""
         if self.config.overlap:
             return self.train_overlapped(counters)
-        episodes = self.rollout()
-        self_play = self.self_play_rollout()
-        advantages, returns = self.gae()
+        episodes, self_play, advantages, returns = self.collect()
         global_step = counters.global_step + self.batch_size
         stats = self.update(advantages, returns, self_play, global_step)
         update = counters.update + 1
         if update % self.config.league.snapshot_every == 0:
             self.tables.add_snapshot(update)
         self.updates = update
-        return run.Update(self.batch_size, episodes, stats)
+        return Update(self.batch_size, episodes, stats)
 
-    def train_overlapped(self, counters: run.Counters) -> run.Update:
+    def collect(self) -> tuple[int, dict[str, torch.Tensor] | None, torch.Tensor, torch.Tensor]:
+        """A rollout into the storage, the self-play games' rows, and GAE: the learner
+        matches that ended, the self-play rows, the advantages and the returns."""
+        episodes = self.rollout()
+        self_play = self.self_play_rollout()
+        advantages, returns = self.gae()
+        return episodes, self_play, advantages, returns
+
+    def use_storage(self, tensors: dict[str, torch.Tensor]) -> None:
+        """Collect into, or update from, ``tensors`` (a shared rollout buffer of
+        train/overlap.py) instead of this trainer's own storage."""
+        for name in ("obs", "masks", "actions", "logprobs", "values"):
+            setattr(self, name, tensors[name])
+
+    def league_scores(self) -> tuple[np.ndarray, np.ndarray]:
+        """The learner's score and games against each league member so far (copies)."""
+        return self.member_score.copy(), self.member_games.copy()
+
+    def network_tensors(self) -> list[torch.Tensor]:
+        """The actor's then the critic's state-dict tensors (views: what a collector copies)."""
+        return [*self.agent.actor.state_dict().values(), *self.agent.critic.state_dict().values()]
+
+    def train_overlapped(self, counters: Counters) -> Update:
         """One update on the rollout the collector collected (with the weights of two
-        updates ago) while the last update ran; the collector goes on with the next."""
+        updates ago: the module docstring) while the last update ran; the collector goes
+        on with the next."""
         if self.collector is None:
             self.start_collector()
         index = counters.update + 1
         rollout = self.collector.rollout(index)
-        # the same update code as in one process, on the shared buffer's rows
-        for name in ("obs", "masks", "actions", "logprobs", "values"):
-            setattr(self, name, rollout.tensors[name])
+        self.use_storage(rollout.tensors)  # the same update code as in one process
         self.member_score, self.member_games = rollout.member_score, rollout.member_games
         global_step = counters.global_step + self.batch_size
         stats = self.update(
             rollout.tensors["advantages"], rollout.tensors["returns"], rollout.self_play,
             global_step,
         )  # fmt: skip
-        self.collector.finished(index, self._network_tensors())
+        self.collector.finished(index, self.network_tensors())
         self.updates = index
-        return run.Update(self.batch_size, rollout.episodes, stats)
+        return Update(self.batch_size, rollout.episodes, stats)
 
     def start_collector(self) -> None:
         """Hand the games, the league and the sampling generator to a collector process,
         which collects from the next rollout on; the update's minibatch order gets a
         generator of its own."""
-        state = self.collector_state(self.updates + 1)
-        if self._learner_generator is not None:  # resumed from an overlapped checkpoint
-            self.generator.set_state(self._learner_generator)
-        else:
-            self.generator.manual_seed(_learner_seed(self.config.seed, self.updates))
-        self._behaviour = self._learner_generator = None
+        state = self.handover(self.updates + 1)
+        self.learner_generator()
         from train import overlap  # imports torch: not before the command line is checked
 
         shapes = (self.config.rollout_steps, self.config.num_envs, self.obs_size, self.num_actions)
         self.collector = overlap.Collector(
-            self.config, self.rules, state, self._network_tensors(), shapes, type(self)
+            self.config, self.rules, state, self.network_tensors(), shapes, type(self)
         )
-
-    def _network_tensors(self) -> list[torch.Tensor]:
-        return [*self.agent.actor.state_dict().values(), *self.agent.critic.state_dict().values()]
-
-    def collector_state(self, rollout: int) -> dict[str, Any]:
-        """What a collector needs to collect from rollout ``rollout`` on (plain data,
-        copies): the games, the league, the self-play games, the sampling generator, the
-        league scores so far and the weights it collects with (``"behaviour"``)."""
-        behaviour = self._behaviour
-        if behaviour is None:
-            behaviour = {
-                "actor": _copy(self.agent.actor.state_dict()),
-                "critic": _copy(self.agent.critic.state_dict()),
-            }
-        generator = self.generator.get_state() if self.device.type == "cpu" else None
-        return {
-            "rollout": rollout,
-            **self._play_state(),
-            "generator": generator,
-            "behaviour": behaviour,
-        }
-
-    def load_collector_state(self, state: dict[str, Any]) -> None:
-        """Become the collector of :meth:`collector_state`'s data."""
-        self.agent.actor.load_state_dict(state["behaviour"]["actor"])
-        self.agent.critic.load_state_dict(state["behaviour"]["critic"])
-        self._load_play_state(state)
-        if state["generator"] is not None:
-            self.generator.set_state(state["generator"])
-        else:  # handed over from a learner on another device
-            self.generator.manual_seed(_learner_seed(self.config.seed, state["rollout"]) + 1)
-        self.next_obs = self.tables.observe()
 
     def rollout(self) -> int:
         """``rollout_steps`` learner decisions in every league game into the storage;
@@ -409,7 +398,7 @@ class PPO:
 
     # --- the warm start (train/imitation.py) --------------------------------------------------
 
-    def warm_start(self, console: run.Console) -> dict[str, float]:
+    def warm_start(self, console: Console) -> dict[str, float]:
         """Imitate the ``warm_start`` bot (or start from its policy) before the first update."""
         config = self.config
         return warm_start(
@@ -424,184 +413,6 @@ class PPO:
             self.device,
         )  # fmt: skip
 
-    # --- the run harness's side: captured state, policy files, checkpoints -------------------
-
-    def capture(self) -> dict[str, Any]:
-        """The whole run as plain data (copies) at the end of the last update: a policy file's
-        entries plus ``"training"``, without the counters (the harness adds them)."""
-        config = self.config
-        data = policy_record(
-            self.agent.actor, list(config.hidden), self.rules.to_dict(), self.tables.counts
-        )
-        training = data["training"] = {
-            "config": json.dumps(config.to_dict()),
-            "critic": _copy(self.agent.critic.state_dict()),
-            # a deep copy: the next update changes Adam's moments in place
-            "optimizer": copy.deepcopy(self.optimizer.state_dict()),
-            "member_score": torch.from_numpy(self.member_score.copy()),
-            "member_games": torch.from_numpy(self.member_games.copy()),
-        }
-        if self.collector is not None:
-            # The games, the league and the sampling generator are the collector's, at the
-            # start of the next rollout: fetched when a checkpoint is written (collect_play).
-            training["overlap"] = {
-                "rollout": self.updates + 1,
-                "learner_generator": self.generator.get_state(),
-            }
-            return data
-        training.update(self._play_state())
-        training["generator"] = self.generator.get_state()
-        if self._behaviour is not None:  # resumed overlapped, the collector not started yet
-            training["overlap"] = {
-                "rollout": self.updates + 1,
-                "behaviour": self._behaviour,
-                "learner_generator": self._learner_generator,
-            }
-        return data
-
-    def _play_state(self) -> dict[str, Any]:
-        """The games, the league, the self-play games and the league scores (copies)."""
-        leagues, games = self.tables.get_state()
-        return {
-            "league": leagues,
-            "games": _map_arrays(games, _bytes_tensor),
-            "self_play": self._self_play_state(),
-            "member_score": torch.from_numpy(self.member_score.copy()),
-            "member_games": torch.from_numpy(self.member_games.copy()),
-        }
-
-    def _load_play_state(self, training: dict[str, Any]) -> None:
-        self.tables.set_state(training["league"], _map_arrays(training["games"], _array))
-        if self.self_play is not None:
-            play = training["self_play"]
-            arrays = {k: _array(v) for k, v in play["arrays"].items()}
-            self.self_play.set_state({"arrays": arrays, "carry": play["carry"]})
-        self.member_score = training["member_score"].numpy().copy()
-        self.member_games = training["member_games"].numpy().copy()
-
-    def collect_play(self, captured: dict[str, Any]) -> None:
-        """Complete an overlapped capture with the collector's state at the start of the
-        next rollout (in place; once)."""
-        training = captured["training"]
-        record = training.get("overlap")
-        if record is None or "games" in training:
-            return
-        state = self.collector.state(record["rollout"])
-        record["behaviour"] = state.pop("behaviour")
-        state.pop("rollout")
-        training.update(state)
-
-    def policy_agent(self, captured: dict[str, Any]) -> TorchPolicyAgent:
-        """The captured policy as a greedy agent (a CPU copy, independent of training)."""
-        actor = build_network(self.obs_size, list(self.config.hidden), self.num_actions)
-        actor.load_state_dict(captured["state_dict"])
-        return TorchPolicyAgent(actor)
-
-    def write_policy(self, captured: dict[str, Any], path: Path) -> None:
-        write_atomic(path, {k: v for k, v in captured.items() if k != "training"})
-
-    def write_checkpoint(self, captured: dict[str, Any], counters: run.Counters, out: Path) -> Path:
-        self.collect_play(captured)
-        path = out / "checkpoint.pt"
-        write_atomic(
-            path, {**captured, "training": {**captured["training"], "counters": counters.to_dict()}}
-        )
-        return path
-
-    def scores(self, captured: dict[str, Any]) -> dict[str, float]:
-        training = captured["training"]
-        score, games = training["member_score"].numpy(), training["member_games"].numpy()
-        return {
-            name: float(score[i] / games[i]) for i, name in enumerate(self.tables.names) if games[i]
-        }
-
-    def describe(self) -> str:
-        config = self.config
-        text = (
-            f"{config.num_envs} league games x {config.rollout_steps} learner decisions per "
-            f"update, MLP {list(config.hidden)}, on {self.device}"
-        )
-        if config.self_play_games:
-            text += f", {config.self_play_games} self-play games"
-        return text
-
-    def extra_summary(self) -> dict[str, Any]:
-        if self.collector is None:
-            return {}
-        return {"overlap": {"collector_pid": self.collector.pid}}
-
-    def close(self) -> None:
-        """Stop the collector process (overlapped training)."""
-        if self.collector is not None:
-            self.collector.close()
-
-    def _self_play_state(self) -> dict[str, Any] | None:
-        if self.self_play is None:
-            return None
-        saved = self.self_play.get_state()
-        return {
-            "arrays": {name: _bytes_tensor(array) for name, array in saved["arrays"].items()},
-            "carry": saved["carry"],
-        }
-
-    def restore(self, saved: run.Saved) -> None:
-        """Continue the run of ``saved`` exactly where its update ended."""
-        data, path = saved.data, saved.path
-        training = data["training"]
-        try:
-            self.agent.actor.load_state_dict(data["state_dict"])
-            self.agent.critic.load_state_dict(training["critic"])
-            self.optimizer.load_state_dict(training["optimizer"])
-            # The saved learning rate came with the optimiser; the config's is the one asked
-            # for (the same unless the resumed run sets learning_rate).
-            self.optimizer.param_groups[0]["lr"] = self.config.learning_rate
-            self._load_play_state(training)
-            if training["generator"] is not None:
-                self.generator.set_state(training["generator"])
-            record = training.get("overlap")
-            if record is not None and self.config.overlap:
-                # An overlapped run's checkpoint: the collector restarts from the start of
-                # the next rollout with the weights it had; the update's generator is its own.
-                self._behaviour = record["behaviour"]
-                self._learner_generator = record["learner_generator"]
-        except (KeyError, RuntimeError, ValueError) as error:
-            raise CheckpointError(
-                f"checkpoint {str(path)!r} does not fit this run: {error}"
-            ) from None
-        self.next_obs = self.tables.observe()
-
-
-def _copy(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    return {k: v.detach().cpu().clone() for k, v in state.items()}
-
-
-def _learner_seed(seed: int, update: int) -> int:
-    """The seed of an overlapped run's update generator (minibatch order) from ``update``
-    on: a stream apart from the collector's sampling."""
-    return seed * 7919 + 7_368_787 + 1_000_003 * update
-
-
-def _map_arrays(games: Any, convert: Any) -> Any:
-    """``convert`` applied to each array of one count's games (a dict) or several's (a list)."""
-    if isinstance(games, list):
-        return [_map_arrays(group, convert) for group in games]
-    return {name: convert(value) for name, value in games.items()}
-
-
-def _bytes_tensor(array: np.ndarray) -> dict[str, Any]:
-    """A numpy array as plain data: raw bytes (uint8 tensor), dtype and shape."""
-    raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
-    return {
-        "bytes": torch.from_numpy(raw.copy()),
-        "dtype": array.dtype.str,
-        "shape": list(array.shape),
-    }
-
-
-def _array(data: dict[str, Any]) -> np.ndarray:
-    raw = data["bytes"].numpy()
-    return raw.view(np.dtype(data["dtype"])).reshape(data["shape"]).copy()
-
 
 def _device(name: str) -> torch.device:
     if name == "auto":
@@ -614,20 +425,6 @@ def _device(name: str) -> torch.device:
 
 
 # --- the command line: train/run.py runs the trainer ------------------------------------------
-
-
-def read_checkpoint(path: Path) -> run.Saved:
-    """A ``checkpoint.pt`` for ``--resume``: its config, counters and state."""
-    data = read(path)
-    training = data.get("training")
-    if not isinstance(training, dict):
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} is a policy file without training state; "
-            "--resume needs a checkpoint.pt written by train/ppo.py"
-        )
-    config = json.loads(training["config"])
-    counters = run.Counters.from_dict(training["counters"], training.get("evaluations"))
-    return run.Saved(path, config, {}, counters, data)
 
 
 SPEC = run.Spec(

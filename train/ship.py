@@ -24,8 +24,8 @@ from typing import Any
 import torch
 import yaml
 
+from sto_odno_env.bots.catalog import POLICY_DIR
 from sto_odno_env.bots.checkpoint import CheckpointError, read, with_value, write_atomic
-from sto_odno_env.bots.registry import POLICY_DIR
 
 
 def main(argv: list[str] | None = None) -> int:

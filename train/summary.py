@@ -1,0 +1,153 @@
+"""The run's last words: what was saved and at which update, how to continue it, then every
+figure with what it counts; also ``summary.json`` (when this command wrote into ``--out``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from train import cadence
+from train.checkpointing import Outputs
+from train.config import TrainConfig
+from train.console import Console, rate
+from train.protocol import Counters, Record, Saved
+
+
+@dataclass
+class Session:
+    """This command's own figures (the counters hold all sessions')."""
+
+    updates: int = 0
+    decisions: int = 0
+    update_seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        """Learner decisions per second of update time, this command."""
+        return self.decisions / self.update_seconds if self.updates else 0.0
+
+
+def saved_text(outputs: Outputs, counters: Counters, resumed: Saved | None) -> str:
+    """What is on disk, and from which update."""
+    files = outputs.saved_files
+    if files and outputs.saved_update == counters.update:
+        names = " and ".join(str(path) for path in files)
+        same = ", the same weights" if len(files) > 1 else ""
+        return (
+            f"{names}: update {counters.update:,} ({counters.global_step:,} learner "
+            f"decisions){same}"
+        )
+    if files:
+        return (
+            f"{files[0]} holds update {outputs.saved_update:,}; the updates after it were not saved"
+        )
+    if resumed is not None:
+        return f"nothing new: {resumed.path} still holds update {resumed.counters.update:,}"
+    return "nothing yet (no update or warm start had finished)"
+
+
+def resume_command(prog: str, outputs: Outputs, resumed: Saved | None) -> str | None:
+    """The exact command that continues this run, or None when nothing is saved."""
+    checkpoint = outputs.saved_files[0] if outputs.saved_files else None
+    if checkpoint is None and resumed is not None:
+        checkpoint = resumed.path
+    return None if checkpoint is None else f"{prog} --resume {checkpoint}"
+
+
+def report(
+    console: Console,
+    status: str,
+    rows: list[tuple[str, str]],
+    counters: Counters,
+    session: Session,
+    wall: float,
+    scores: dict[str, float],
+    out: Path,
+) -> None:
+    """The summary's lines: ``rows`` (what was saved, ...) then the figures."""
+    if not (counters.update or counters.elapsed or counters.evaluations):
+        # nothing ran yet: no figures to report
+        rows = [*rows, ("command time", f"{wall / 60:.1f} min of wall clock")]
+        lines = [f"summary ({status})"] + [f"  {name:<17}  {value}" for name, value in rows]
+        console.say("\n".join(lines))
+        return
+    rows = [
+        *rows,
+        ("updates", f"{counters.update:,} ({session.updates:,} in this command)"),
+        ("learner decisions", f"{counters.global_step:,} trained on"),
+        ("learner matches", f"{counters.episodes:,} finished in the training games"),
+        (
+            "training time",
+            f"{counters.elapsed / 60:.1f} min (warm start and updates, all sessions; "
+            "evaluations and saving not counted)",
+        ),
+        (
+            "speed",
+            f"{rate(session.rate)} (learner decisions per second of update time, this command)"
+            if session.updates
+            else "- (no update in this command)",
+        ),
+        ("command time", f"{wall / 60:.1f} min of wall clock"),
+    ]
+    if scores:
+        shown = ", ".join(f"{name} {value:.3f}" for name, value in scores.items())
+        rows.append(("league scores", f"{shown} (the learner's, in the training games)"))
+    rows.append(("output", str(out)))
+    width = max(len(name) for name, _ in rows)
+    lines = [f"summary ({status})"] + [f"  {name:<{width}}  {value}" for name, value in rows]
+    console.say("\n".join(lines))
+
+
+def evaluation_rows(counters: Counters, best_name: str) -> list[tuple[str, str]]:
+    """The summary's lines on the best and the latest evaluation."""
+    rows = []
+    best = cadence.best(counters.evaluations)
+    if best is not None:
+        rows.append((best_name, f"update {best[0]['update']:,}: {cadence.describe(best)}"))
+    latest = cadence.latest(counters.evaluations)
+    if latest is not None:
+        rows.append(
+            ("latest evaluation", f"update {latest[0]['update']:,}: {cadence.describe(latest)}")
+        )
+    return rows
+
+
+def summary_json(
+    status: str,
+    outputs: Outputs,
+    counters: Counters,
+    session: Session,
+    wall: float,
+    scores: dict[str, float],
+    config: TrainConfig,
+    extra: Record,
+) -> str:
+    """``summary.json``'s text."""
+    latest = cadence.latest(counters.evaluations)
+    best = cadence.best(counters.evaluations)
+    data = {
+        "status": status,
+        "saved_update": outputs.saved_update,
+        "saved_files": [str(path) for path in outputs.saved_files],
+        "updates": counters.update,
+        "learner_decisions": counters.global_step,
+        "learner_matches": counters.episodes,
+        "training_minutes": round(counters.elapsed / 60, 3),
+        "command_minutes": round(wall / 60, 3),
+        "decisions_per_second": round(session.rate),
+        "decisions_per_second_counts": "learner decisions per second of update time "
+        "(collection and learning), this command",
+        "latest_evaluation": _one_or_list(latest),
+        "best_evaluation": _one_or_list(best),
+        "league_scores": {name: round(value, 4) for name, value in scores.items()},
+        "config": config.to_dict(),
+        "out": str(outputs.out),
+        **extra,
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _one_or_list(group: list[Record] | None) -> Record | list[Record] | None:
+    return group[0] if group and len(group) == 1 else group
