@@ -21,6 +21,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from preset_combos import COMBO_PARAMS, COMBOS
 
 from sto_odno_env import PRESETS, Rules, sto_odno_v0
+from sto_odno_env.envs.table_config import ActionSpaceError
 from sto_odno_env.game import engine
 from sto_odno_env.game.cards import action_name, card_name, parse_card
 from sto_odno_env.game.engine import IllegalActionError
@@ -291,10 +292,39 @@ def test_illegal_action_raises_naming_action_phase_and_legal_actions():
     assert env.agent_selection == agent
     np.testing.assert_array_equal(env.observe(agent)["action_mask"], mask)
     assert_states_equal(before, env.unwrapped.engine_state())
-    for not_an_action in (42, -1, None):
-        with pytest.raises(IllegalActionError, match="legal actions"):
-            env.step(not_an_action)
     env.step(int(np.flatnonzero(mask)[0]))  # and the env goes on
+
+
+NOT_ACTIONS = [42, 99, -1, 1.5, 2.0, "3", True, np.float64(3.0), np.bool_(True), None, [3]]
+
+
+@pytest.mark.parametrize("mode", ["raise", "penalize"])
+@pytest.mark.parametrize("action", NOT_ACTIONS, ids=repr)
+def test_a_value_outside_the_action_space_raises_in_every_mode(mode, action):
+    """99 or 1.5 is no action at all: an error naming it and the space, in either mode,
+    and nothing changes (no penalty, no end, the same agent to act)."""
+    env = make_env("classic", 3, seed=1, illegal_action=mode)
+    agent = env.agent_selection
+    before = env.unwrapped.engine_state()
+    with pytest.raises(ActionSpaceError) as raised:
+        env.step(action)
+    assert isinstance(raised.value, ValueError)
+    assert "allowed: an integer from 0 to 41" in str(raised.value)
+    assert env.agent_selection == agent
+    assert not any(env.terminations.values()) and set(env.rewards.values()) == {0}
+    assert_states_equal(before, env.unwrapped.engine_state())
+
+
+@pytest.mark.parametrize("mode", ["raise", "penalize"])
+@pytest.mark.parametrize("kind", [int, np.int64, np.int32, np.uint8, np.array])
+def test_python_and_numpy_integers_are_actions(mode, kind):
+    env = make_env("classic", 2, seed=3, illegal_action=mode)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    legal = int(np.flatnonzero(mask)[0])
+    turn = int(env.unwrapped.engine_state().turn[0])
+    env.step(kind(legal))
+    assert not any(env.terminations.values())
+    assert int(env.unwrapped.engine_state().turn[0]) > turn  # played
 
 
 def test_illegal_action_in_order_phase_names_the_order_phase():

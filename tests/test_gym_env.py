@@ -7,6 +7,7 @@ illegal actions. All randomness is seeded.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import gymnasium
@@ -18,6 +19,7 @@ from helpers import need
 from sto_odno_env import Rules
 from sto_odno_env.bots.policy import BasePolicy
 from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
+from sto_odno_env.envs.table_config import ActionSpaceError
 from sto_odno_env.game import engine
 from sto_odno_env.game.cards import card_name
 from sto_odno_env.game.engine import IllegalActionError
@@ -385,5 +387,40 @@ def test_illegal_action_raises():
     bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
     with pytest.raises(IllegalActionError, match=f"illegal action {bad}"):
         env.step(bad)
-    with pytest.raises(IllegalActionError):
+    with pytest.raises(ActionSpaceError, match="42 is outside the action space"):
         env.step(42)
+
+
+@pytest.mark.parametrize("mode", ["raise", "penalize"])
+def test_a_value_outside_the_action_space_raises_in_every_mode(mode):
+    env = StoOdnoEnv("classic", 2, illegal_action=mode)
+    _, info = env.reset(seed=0)
+    for action in (42, 99, -1, 1.5, "3", True, np.float64(2.0), None):
+        with pytest.raises(ActionSpaceError, match="allowed: an integer from 0 to 41"):
+            env.step(action)
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    _, reward, terminated, _, info = env.step(np.int64(legal))  # numpy integers are actions
+    assert "illegal_action" not in info and reward >= -1
+    if mode == "penalize" and not terminated:
+        bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+        _, reward, terminated, _, info = env.step(bad)  # in the space, masked: penalized
+        assert terminated and info["illegal_action"] and reward == -1.0
+
+
+@pytest.mark.parametrize("mode", ["raise", "penalize"])
+def test_the_vector_env_refuses_actions_outside_the_space(mode):
+    env = StoOdnoVectorEnv(4, "classic", 2, illegal_action=mode)
+    env.reset(seed=0)
+    for actions, words in [
+        (np.array([0, 1, 99, 2]), "action 99 in game 2 is outside"),
+        (np.array([0, -1, 1, 2]), "action -1 in game 1 is outside"),
+        (np.array([0.0, 1.5, 1.0, 2.0]), "dtype float64 are not actions"),
+        (np.array([True, False, True, True]), "dtype bool are not actions"),
+        (["0", "1", "2", "3"], "are not actions"),
+        (np.array([0, 1, 2]), "3 actions (shape (3,)) for 4 games"),
+    ]:
+        with pytest.raises(ActionSpaceError, match=re.escape(words)):
+            env.step(actions)
+    legal = np.argmax(env.action_masks(), axis=1).astype(np.int32)  # any integer dtype
+    _, _, _, _, infos = env.step(legal)
+    assert "illegal_action" not in infos

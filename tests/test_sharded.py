@@ -79,7 +79,8 @@ def test_sharded_penalize_matches_one_process():
         env = StoOdnoVectorEnv(num_envs=4, workers=workers, illegal_action="penalize")
         try:
             env.reset(seed=3)
-            _, rewards, terminated, _, infos = env.step(np.full(4, 41 + 1))  # not an action id
+            forbidden = np.argmin(env.action_masks(), axis=1)  # ids of the space, masked
+            _, rewards, terminated, _, infos = env.step(forbidden)
             results.append((rewards.copy(), terminated.copy(), infos["illegal_action"].copy()))
         finally:
             env.close()

@@ -502,3 +502,33 @@ def test_bad_autoreset_mode_and_observation_keys_are_refused():
     assert StoOdnoVectorEnv(2, autoreset_mode=AutoresetMode.NEXT_STEP).autoreset_mode == (
         AutoresetMode.NEXT_STEP
     )
+
+
+@needs("stable_baselines3")
+@pytest.mark.parametrize("mode", ["raise", "penalize"])
+def test_the_sb3_vec_env_refuses_actions_outside_the_space(mode):
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
+    from sto_odno_env.envs.table_config import ActionSpaceError
+
+    env = StoOdnoVecEnv(num_envs=3, illegal_action=mode)
+    env.reset()
+    for actions in (np.array([0, 42, 1]), np.array([0.0, 1.0, 2.0]), np.array([0, 1])):
+        with pytest.raises(ActionSpaceError):
+            env.step_async(actions)
+    env.step(np.argmax(env.action_masks(), axis=1))  # legal integers play on
+    env.close()
+
+
+def test_the_batched_games_take_integers_only():
+    """Under the envs, LearnerGames treats any integer that is no legal action by
+    illegal_action (as the engine does), but never turns a float or a bool into one."""
+    from sto_odno_env.envs.learner import LearnerGames
+    from sto_odno_env.envs.table_config import ActionSpaceError
+
+    games = LearnerGames(batch=2, illegal_action="penalize")
+    games.reset(seed=0)
+    for actions in (np.array([1.5, 2.0]), np.array([True, False]), np.array(["1", "2"])):
+        with pytest.raises(ActionSpaceError, match="are not actions"):
+            games.step(actions)
+    result = games.step(np.array([99, 99]))  # an integer outside the mask: penalized
+    assert result["illegal"].all() and (result["reward"] == -1).all()

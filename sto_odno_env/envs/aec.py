@@ -54,7 +54,11 @@ agent together expect (PettingZoo's turn-based-to-parallel converter, TorchRL, T
 gives the offender −1 and the others 0, and ends the match for everyone
 (``infos[offender]["illegal_action"]`` says what was wrong); ``"raise"`` raises
 :class:`IllegalActionError` (a ``ValueError``) naming the action, the phase and the legal
-actions, which training and tests use so that a wrong mask cannot go unnoticed.
+actions, which training and tests use so that a wrong mask cannot go unnoticed. Either
+applies to an action of the space that the mask forbids; a value that is no action of the
+space (``99``, ``-1``, ``1.5``, ``"3"``, ``True``, ``None`` for an agent to act) raises
+:class:`~sto_odno_env.envs.table_config.ActionSpaceError` (a ``ValueError``) in both modes,
+and nothing changes. Python and numpy integers are actions.
 
 **State.** ``state()`` is PettingZoo's global state: a float32 array of
 ``state_space`` (``observation.global_state``: every hand visible, seats absolute, the
@@ -88,7 +92,7 @@ from ..game.rules import Rules
 from ..views import picture
 from ..views.observation import global_state, observation_space, observe_one, state_space
 from ..views.render import RecentMoves, render_game
-from .table_config import TableConfig
+from .table_config import TableConfig, checked_action
 
 ENV_NAME = "sto_odno_v0"
 ELIMINATED = ("leave", "stay")
@@ -300,16 +304,14 @@ class raw_env(AECEnv, EzPickle):
             return
         game = self._game
         seat = self.agent_seat[agent]
+        # Not an action of the space at all: an error in every illegal_action mode.
+        action = checked_action(action, self.num_actions)
         self._cumulative_rewards[agent] = 0.0
-        if (
-            action is None
-            or not (0 <= int(action) < self.num_actions)
-            or not self._mask[int(action)]
-        ):
+        if not self._mask[action]:
             self._illegal(agent, action)
             return
         in_before = int(game.in_match[0])
-        _, rewards, done = engine.step(game, np.array([int(action)]), trace=self._moves)
+        _, rewards, done = engine.step(game, np.array([action]), trace=self._moves)
         step_rewards = rewards[0].astype(float)
         if self.reward_mode == "round" and game.rounds_ended[0]:
             step_rewards -= game.round_points[0] / self.rules.target

@@ -35,7 +35,9 @@ Observations are the float32 vectors of :mod:`sto_odno_env.views.observation` (a
 ``MlpPolicy`` works); rewards as in the AEC env (``reward="match"`` or ``"round"``).
 An episode ends when the learner's match ends or the learner is eliminated. With
 ``illegal_action="penalize"`` an illegal action gives −1 and ends the episode (checkers
-send unmasked random actions); with ``"raise"`` (default) it raises IllegalActionError.
+send unmasked random actions); with ``"raise"`` (default) it raises IllegalActionError. A
+value that is no action of the space (``99``, ``1.5``, ``"3"``, a float array) raises
+:class:`~sto_odno_env.envs.table_config.ActionSpaceError` in both modes.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from ..views.render import render_game
 from .aec import check_render_mode, render_modes
 from .learner import LearnerGames
 from .sharded import learner_games
-from .table_config import TableConfig, table_config
+from .table_config import TableConfig, checked_action, checked_actions, table_config
 
 
 def check_num_envs(num_envs: Any) -> int:
@@ -111,7 +113,7 @@ class StoOdnoEnv(gymnasium.Env):
             raise gymnasium.error.ResetNeeded(
                 "step() before reset() or after the episode ended; call reset() first"
             )
-        result = self.games.step(np.array([int(action)]))
+        result = self.games.step(np.array([checked_action(action, self.action_space.n)]))
         terminated = bool(result["terminated"][0])
         truncated = bool(result["truncated"][0])
         if terminated or truncated:
@@ -244,7 +246,7 @@ class StoOdnoVectorEnv(VectorEnv):
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         if self.autoreset_mode == AutoresetMode.NEXT_STEP or self.observation_keys is not None:
             return self._step_keyed(actions)
-        result = self.games.step(np.asarray(actions))
+        result = self.games.step(self._checked(actions))
         infos = self._infos()
         if result["final_observation"] is not None:
             ended = result["terminated"] | result["truncated"]
@@ -263,14 +265,19 @@ class StoOdnoVectorEnv(VectorEnv):
             infos,
         )
 
+    def _checked(self, actions) -> np.ndarray:
+        """The actions as (num_envs,) int64, refused unless each is an integer of the
+        action space (in every ``illegal_action`` mode)."""
+        return checked_actions(actions, self.num_envs, self.single_action_space.n)
+
     def _step_keyed(self, actions):
         """``step`` with next-step auto-reset or a Dict observation (see module doc)."""
         next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
         skip = self._autoreset if next_step and self._autoreset.any() else None
         if skip is None:
-            result = self.games.step(np.asarray(actions))
+            result = self.games.step(self._checked(actions))
         else:
-            result = self.games.step(np.asarray(actions), skip=skip)
+            result = self.games.step(self._checked(actions), skip=skip)
         observations = result["observation"]
         ended = result["terminated"] | result["truncated"]
         infos = self._infos()

@@ -46,7 +46,7 @@ from ..game import engine, rng
 from ..game.rewards import pay_first_place
 from ..game.rules import Rules
 from ..views.observation import obs_size, observe, observe_one
-from .table_config import TableConfig, table_config
+from .table_config import TableConfig, integer_actions, table_config
 
 
 class LearnerGames:
@@ -238,7 +238,7 @@ class LearnerGames:
         """
         state = self.state
         B = self.batch
-        actions = np.asarray(actions).reshape(B).astype(np.int64)
+        actions = integer_actions(actions, B)
         share = self.ready_share
         if share is None:
             # Every game is at the learner's turn; none has anything pending.

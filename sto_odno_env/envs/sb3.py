@@ -24,7 +24,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from ..game.rules import Rules
 from .gym_env import check_num_envs, learner_observation_space
 from .sharded import learner_games
-from .table_config import TableConfig, table_config
+from .table_config import TableConfig, checked_actions, table_config
 
 
 class StoOdnoVecEnv(VecEnv):
@@ -64,7 +64,8 @@ class StoOdnoVecEnv(VecEnv):
         return observations
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
+        # Refused here, in the caller's step, unless each is an integer of the action space.
+        self._actions = checked_actions(actions, self.num_envs, self.action_space.n)
 
     def step_wait(self):
         result = self.games.step(self._actions)

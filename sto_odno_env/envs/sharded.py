@@ -32,7 +32,7 @@ from ..game import engine, rng
 from ..game.rules import Rules
 from ..views.observation import obs_size
 from .learner import LearnerGames
-from .table_config import TableConfig, table_config
+from .table_config import TableConfig, integer_actions, table_config
 
 
 def _buffers(size: int) -> tuple[tuple[str, tuple[int, ...], Any], ...]:
@@ -218,7 +218,7 @@ class ShardedLearnerGames:
 
     def step(self, actions: np.ndarray) -> dict[str, Any]:
         """Apply the learner's actions in every game (as :meth:`LearnerGames.step`)."""
-        actions = np.asarray(actions).reshape(self.batch).astype(np.int64)
+        actions = integer_actions(actions, self.batch)
         if self.illegal_action == "raise":
             self._check_legal(actions)
         self._shared["actions"][:] = actions

@@ -14,6 +14,16 @@ position::
 What is not a setting of the table stays an argument of the object that runs it: the
 number of games (``num_envs``, ``batch``), ``seed``, ``copy`` and ``render_mode``. The AEC
 env checks its ``rules``, ``players``, ``reward`` and ``illegal_action`` here too.
+
+Every env checks an action it is given here as well (:func:`checked_action`,
+:func:`checked_actions`): an action must be an integer of the action space, ``0 <= a <
+num_actions`` (a Python ``int``, a numpy integer or a 0-d integer array; for a batch, an
+array of integers), whatever ``illegal_action`` says; anything else (``99``, ``-1``,
+``1.5``, ``"3"``, ``True``, ``None``) raises :class:`ActionSpaceError` naming what was given
+and what is allowed, and nothing is coerced. ``illegal_action="penalize"`` is for actions of
+the space that the mask forbids. The batched games under the learner envs take integers
+only (:func:`integer_actions`) and, as the engine, treat any integer that is not a legal
+action by ``illegal_action``.
 """
 
 from __future__ import annotations
@@ -23,12 +33,79 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..bots.policy import as_policy
 from ..bots.registry import resolve_opponents
 from ..game.rules import Rules, load_rules
 
 REWARDS = ("match", "round", "first")
 ILLEGAL = ("raise", "penalize")
+
+
+class ActionSpaceError(ValueError):
+    """An action that is not an integer of the env's action space (not an illegal move,
+    which ``illegal_action`` handles: there is no such action at all)."""
+
+
+def _allowed(num_actions: int) -> str:
+    return f"allowed: an integer from 0 to {num_actions - 1} (an int or a numpy integer)"
+
+
+def checked_action(action: object, num_actions: int) -> int:
+    """``action`` as an ``int`` when it is an integer of ``range(num_actions)`` (a Python
+    ``int``, a numpy integer or a 0-d integer array; never a bool), else
+    :class:`ActionSpaceError`."""
+    value = action
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    integer = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    if not integer:
+        raise ActionSpaceError(
+            f"action {action!r} ({type(action).__name__}) is not an action of this env; "
+            f"{_allowed(num_actions)}"
+        )
+    if not 0 <= int(value) < num_actions:
+        raise ActionSpaceError(
+            f"action {int(value)} is outside the action space; {_allowed(num_actions)}"
+        )
+    return int(value)
+
+
+def integer_actions(actions: object, batch: int) -> np.ndarray:
+    """(batch,) int64: ``actions`` when it holds ``batch`` integers (an integer array or a
+    sequence of ints), else :class:`ActionSpaceError`; never coerced from floats, bools or
+    text. The batched games (:class:`~sto_odno_env.envs.learner.LearnerGames`) check this
+    much and treat an integer that is no legal action by ``illegal_action``; the envs over
+    them check the action space too (:func:`checked_actions`)."""
+    array = np.asarray(actions)
+    if array.dtype.kind not in "iu":  # bool, float, str, object: never coerced
+        raise ActionSpaceError(
+            f"actions of dtype {array.dtype} are not actions; allowed: integers (an int or "
+            "numpy integer array), one per game"
+        )
+    if array.size != batch:
+        raise ActionSpaceError(
+            f"{array.size} actions (shape {array.shape}) for {batch} games; give one per game"
+        )
+    return array.reshape(batch).astype(np.int64)
+
+
+def checked_actions(actions: object, batch: int, num_actions: int) -> np.ndarray:
+    """(batch,) int64: ``actions`` when it holds ``batch`` integers of
+    ``range(num_actions)`` (an integer array or a sequence of ints), else
+    :class:`ActionSpaceError` naming the first that is not."""
+    given = np.asarray(actions)
+    array = integer_actions(given, batch)
+    given = given.reshape(batch)  # compared as given: a cast could wrap a huge unsigned value
+    outside = (given < 0) | (given >= num_actions)
+    if outside.any():
+        game = int(np.flatnonzero(outside)[0])
+        raise ActionSpaceError(
+            f"action {given[game]} in game {game} is outside the action space; "
+            f"{_allowed(num_actions)}"
+        )
+    return array
 
 
 @dataclasses.dataclass(frozen=True)
