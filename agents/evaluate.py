@@ -319,6 +319,12 @@ def evaluate(
         "mean_decisions": float(np.mean([r.decisions for r in results])),
         "head_to_head": rows,
         "agents": summary,
+        # text agents (text:module:function): prompts, refused answers, fallbacks
+        "text_answers": {
+            name: agent.answer_stats()
+            for name, agent in agents.items()
+            if hasattr(agent, "answer_stats")
+        },
     }
 
 
@@ -368,6 +374,12 @@ def print_report(report: dict) -> None:
             f"[{_signed(r['reward_ci_low'])}, {_signed(r['reward_ci_high'])}] | "
             f"{r['points_per_round']:.2f} | {r['resets_per_match']:.3f} | "
             f"{r['openskill_mu']:.2f} ± {r['openskill_sigma']:.2f} |"
+        )
+    for name, stats in report.get("text_answers", {}).items():
+        print(
+            f"\ntext agent {name}: {stats['prompts']} prompts for {stats['decisions']} "
+            f"decisions; {stats['refused']} answers refused (not a legal move), "
+            f"{stats['fallbacks']} decisions given the first legal move after the last refusal"
         )
 
 

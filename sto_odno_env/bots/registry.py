@@ -81,6 +81,13 @@ def load(
     """The agent called ``name`` (see the module docstring), set up for ``rules``."""
     rules = load_rules(rules)
     base, _, params = name.partition(":")
+    if base == "text":  # text:module:function, a prompt -> answer callable (docs/text.md)
+        from .text_agent import TextAgentError, load_text_agent
+
+        try:
+            return load_text_agent(params, rules)
+        except TextAgentError as error:
+            raise AgentError(str(error)) from None
     if base in BOTS:
         kwargs = _parse_params(name, base, params)
         if base == "search":  # its rollout policy and opponent model, by name

@@ -546,6 +546,7 @@ def seat_view(
     names: Sequence[str] | None = None,
     recent: Iterable[dict[str, Any]] = (),
     turn: int | None = None,
+    show_round: bool = True,
 ) -> str:
     """The view of ``seat`` as text, to show a player or put in a model's prompt.
 
@@ -553,8 +554,9 @@ def seat_view(
     marked ``(you)`` in the lists unless it is ``You``); ``recent`` is what
     happened since the seat's last turn, as record events (docs/rules.md §10, with the
     ``draw`` events of :func:`event_text`), told as ``seat`` may know it; ``turn`` is the
-    number of the seat's own turn to show. The legal moves are listed only when ``seat``
-    is to act."""
+    number of the seat's own turn to show; ``show_round`` False leaves the round number
+    out (a state rebuilt from an observation does not know it). The legal moves are listed
+    only when ``seat`` is to act."""
     plain = list(names) if names is not None else seat_names(state.players, seat)
     you = plain[seat] if f"seat {seat}" in plain[seat] else f"{plain[seat]} (seat {seat})"
     names = [
@@ -562,12 +564,13 @@ def seat_view(
     ]
     rules = state.tables.rules
     acting = int(state.current_player[game]) == seat and int(state.phase[game]) != PHASE_DONE
-    head = (
-        f"101 · rules {rules.name} · {state.players} players · round {int(state.round[game]) + 1}"
-    )
+    head = f"101 · rules {rules.name} · {state.players} players"
+    if show_round:
+        head += f" · round {int(state.round[game]) + 1}"
     if turn is not None:
         head += f" · your turn {turn}"
-    lines = [head, f"You are {you}; a total above {rules.target} is out."]
+    out = f"a total above {rules.target} is out"
+    lines = [head, f"You are {you}; {out}." if plain[seat] != "You" else f"A{out[1:]}."]
     events = [text for event in recent if (text := event_text(PLAIN, event, names, seat))]
     if events:
         lines += ["Since your last turn:", *(f"  {text}" for text in events)]
