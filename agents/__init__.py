@@ -1,6 +1,6 @@
 """Bots and evaluation for sto-odno: batched heuristic bots, two search bots (``rollout``,
 ``search``), loaders for trained policies, an evaluation harness (``python -m
-agents.evaluate``) and a learned best response (``python -m agents.exploit``).
+agents.evaluate``) and a learned best response (``python train/exploit.py``).
 
 Every agent has the interface of :mod:`sto_odno_env.bots.policy`:
 ``agent.act(observations, masks) -> actions`` on batches and

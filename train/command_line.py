@@ -81,6 +81,33 @@ def parse(spec: Spec, argv: list[str] | None) -> Settings:
                 f"{name}={as_text(config.flat()[name])} is not implemented by {spec.prog}; "
                 f"allowed here: {as_text(value)}"
             )
+    trainer_flags = {}
+    for flag in spec.flags:
+        value = getattr(args, flag.dest)
+        if value is None and saved is not None and flag.saved and flag.dest in saved.flags:
+            value = saved.flags[flag.dest]
+        trainer_flags[flag.dest] = flag.default if value is None else value
+    return settings(
+        spec, config, progress=not args.no_progress and sys.stderr.isatty(),
+        overwrite=args.overwrite, saved=saved, given=frozenset(given), flags=trainer_flags,
+        args=args,
+    )  # fmt: skip
+
+
+def settings(
+    spec: Spec,
+    config: TrainConfig,
+    *,
+    progress: bool,
+    overwrite: bool = False,
+    saved: Saved | None = None,
+    given: frozenset[str] = frozenset(),
+    flags: dict[str, object] | None = None,
+    args: argparse.Namespace | None = None,
+) -> Settings:
+    """The :class:`Settings` of a checked ``config`` (a command line's, or one a library
+    caller built, e.g. the best-response trainer): its rules, the split of ``num_envs``,
+    the evaluation opponent and ``--out`` are checked now, before torch loads."""
     rules = check_rules(config)
     from train.tables import counts_and_sizes
 
@@ -92,18 +119,8 @@ def parse(spec: Spec, argv: list[str] | None) -> Settings:
     for players in eval_counts(config):
         load_agent(config.eval_opponent, rules, players)  # a bad name fails now
     out = Path(config.out)
-    check_out(spec, out, saved, args.overwrite)
-    trainer_flags = {}
-    for flag in spec.flags:
-        value = getattr(args, flag.dest)
-        if value is None and saved is not None and flag.saved and flag.dest in saved.flags:
-            value = saved.flags[flag.dest]
-        trainer_flags[flag.dest] = flag.default if value is None else value
-    progress = not args.no_progress and sys.stderr.isatty()
-    return Settings(
-        config, rules, out, trainer_flags, args, saved, frozenset(given), progress,
-        args.overwrite,
-    )  # fmt: skip
+    check_out(spec, out, saved, overwrite)
+    return Settings(config, rules, out, flags or {}, args, saved, given, progress, overwrite)
 
 
 def parser(spec: Spec, defaults: dict[str, object]) -> argparse.ArgumentParser:

@@ -100,7 +100,7 @@ class League:
 
     def pin(self, agent: Any, name: str) -> None:
         """Seat ``agent`` in every opponent seat of every game from now on, the league's
-        draws aside (``agents.exploit``: the frozen candidate a best response trains
+        draws aside (``train/exploit.py``: the frozen candidate a best response trains
         against). It takes the last bot's member slot, so per-member counts keep their
         size, and the summary's league scores show it as ``name``."""
         slot = len(self.members) - 1

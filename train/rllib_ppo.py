@@ -19,7 +19,7 @@ RLlib's PPO runs on its new API stack:
   driver pushes the learner's policy weights (``current``) to every runner, and every
   ``league.snapshot_every`` updates the frozen snapshots, with
   ``env_runner_group.foreach_env_runner``.
-* The RLModule (:class:`MaskedMLP`) is the kit's policy network exactly:
+* The RLModule (:class:`train.rllib_module.MaskedMLP`) is the kit's policy network exactly:
   ``sto_odno_env.bots.checkpoint.build_network`` for the actor (illegal actions get a logit of -1e9,
   so they are never sampled) and one for the critic, initialised as ``train/ppo.py``'s.
   Every network is sized by the rule set (observation width, number of actions), so a
@@ -71,7 +71,8 @@ from sto_odno_env.game.rules import Rules, load_rules
 from sto_odno_env.views.observation import obs_size
 from train import deferred_import, run
 from train.config import ConfigError, LeagueConfig, TrainConfig
-from train.masked import make_networks, masked_logits
+from train.masked import make_networks
+from train.rllib_module import KEYS, module_class
 
 if TYPE_CHECKING:
     import torch
@@ -80,7 +81,6 @@ else:  # loaded on first use, so that a bad command line fails before torch's se
 
 REPO = Path(__file__).resolve().parent.parent
 ENV_NAME = "sto_odno_league"
-KEYS = ("observations", "action_mask")  # RLlib's action-masking convention
 DRIVER_STATE = "sto_odno.pt"
 RUNTIME_EXCLUDES = [".venv", ".git", "runs", "out", "notebooks", "*.egg-info", "__pycache__"]
 
@@ -200,45 +200,10 @@ def _timed_sampling(runner: Any, seconds: float) -> dict | None:
     return {"decisions": env.decisions - before, "seconds": time.perf_counter() - start}
 
 
-# --- the RLModule ---------------------------------------------------------------------------
+# --- the RLModule: train/rllib_module.py -----------------------------------------------------
 
 
-def module_class():
-    """:class:`MaskedMLP`, built on first use so that importing this file needs no Ray."""
-    global MaskedMLP
-    if "MaskedMLP" in globals():
-        return MaskedMLP
-    from ray.rllib.core.columns import Columns
-    from ray.rllib.core.rl_module.apis import ValueFunctionAPI
-    from ray.rllib.core.rl_module.torch import TorchRLModule
-
-    class MaskedMLP(TorchRLModule, ValueFunctionAPI):
-        """The kit's actor (``pi``: ``build_network(obs, hidden, actions)``) and critic
-        (``vf``) on the Dict observation, sized by its spaces; illegal actions' logits are
-        -1e9."""
-
-        def setup(self):
-            size = int(self.observation_space[KEYS[0]].shape[0])
-            self.pi, self.vf = make_networks(
-                size, list(self.model_config["hidden"]), int(self.action_space.n)
-            )
-
-        def _forward(self, batch, **kwargs):
-            observations = batch[Columns.OBS]
-            logits = self.pi(observations[KEYS[0]])
-            legal = observations[KEYS[1]] > 0
-            return {Columns.ACTION_DIST_INPUTS: masked_logits(logits, legal)}
-
-        def compute_values(self, batch, embeddings=None):
-            return self.vf(batch[Columns.OBS][KEYS[0]]).squeeze(-1)
-
-    MaskedMLP.__module__ = __name__
-    MaskedMLP.__qualname__ = "MaskedMLP"
-    globals()["MaskedMLP"] = MaskedMLP
-    return MaskedMLP
-
-
-def __getattr__(name: str):  # pickled MaskedMLP references resolve on the runners
+def __getattr__(name: str) -> type:  # checkpoints pickled before the module moved name it here
     if name == "MaskedMLP":
         return module_class()
     raise AttributeError(name)
