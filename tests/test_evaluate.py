@@ -404,11 +404,17 @@ def check_outputs(out: Path, players: int, expected_matches: int) -> dict:
         assert (line["agent"], line["opponent"]) == (row["agent"], row["opponent"])
         assert int(line["matches"]) == row["matches"]
         assert float(line["win_rate"]) == pytest.approx(row["win_rate"])
+    # agents.csv holds the columns that compare like with like; every field is explained
     agents_csv = read_csv(out / "agents.csv")
-    assert [line["agent"] for line in agents_csv] == [row["agent"] for row in report["agents"]]
-    for line, row in zip(agents_csv, report["agents"], strict=True):
+    compared = [row for row in report["agents"] if row["agent"] != report["against"]]
+    assert [line["agent"] for line in agents_csv] == [row["agent"] for row in compared]
+    assert list(agents_csv[0]) == report["comparable"]
+    for line, row in zip(agents_csv, compared, strict=True):
         assert int(line["matches"]) == row["matches"]
-        assert float(line["openskill_mu"]) == pytest.approx(row["openskill_mu"])
+        for field in report["comparable"][1:]:
+            assert float(line[field]) == pytest.approx(row[field])
+    for row in report["head_to_head"] + report["agents"]:
+        assert set(row) <= set(report["columns"]), set(row) - set(report["columns"])
     png = (out / "winrates.png").read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 2000
     return report
@@ -874,3 +880,53 @@ def test_a_corrupt_or_foreign_pt_for_agents_is_one_line_of_our_own(tmp_path, cap
         assert "'format': 'sto-odno-policy'" in err  # what was expected
         assert "weights_only" not in err and "arbitrary code" not in err, err
     assert not marker.exists()  # the foreign file's code never ran
+
+
+# --- what the output compares -----------------------------------------------------------------
+
+
+def test_a_round_robin_shows_no_pooled_first_place_share_beside_the_rating(capsys):
+    """In a ladder greedy meets random and expert meets only greedy: a pooled first-place
+    share would rank greedy above expert. Pairs are compared in the pair table; the
+    per-agent table holds the rating alone, and every column is explained under it."""
+    argv = ["--agents", "random,greedy,expert", "--pairs", "ladder", "--matches", "40"]
+    assert main([*argv, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("| agent | matches"))
+    assert header == "| agent | matches | OpenSkill μ ± σ |"
+    assert "first" not in header
+    assert "compared: two players, pairs of agents on the same deals" in out
+    for words in ("win rate: matches won against that opponent", "OpenSkill μ ± σ: OpenSkill"):
+        assert words in out
+
+
+def test_against_leaves_the_bots_seats_out_of_the_per_agent_table(capsys):
+    argv = ["--agents", "expert,greedy", "--against", "random", "--players", "3"]
+    assert main([*argv, "--matches", "12", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split("|")[1].strip() for line in out.splitlines() if line.startswith("| ")]
+    assert "random" not in rows[1:] and {"expert", "greedy"} <= set(rows)
+    assert "OpenSkill" not in out  # the share against the same table is the measure
+    assert "first: share of its seats that finished the match first" in out
+
+
+@pytest.mark.parametrize(
+    ("players", "against", "fields"),
+    [
+        (2, None, {"agent", "matches", "openskill_mu"}),
+        (2, "random", {"agent", "matches", "mean_reward", "points_per_round"}),
+        (3, "random", {"agent", "matches", "first_rate", "mean_reward"}),
+        (4, None, {"agent", "seats", "matches", "first_rate", "mean_reward"}),
+    ],
+)
+def test_the_report_says_what_it_compares(players, against, fields):
+    names = ["expert", "greedy"] if against else ["expert", "greedy", "random"]
+    matches = players * 2
+    report = evaluate(names, "classic", players, matches, 0, progress=False, against=against)
+    assert fields <= set(report["comparable"])
+    if players == 2 and against is None:
+        assert not {"first_rate", "mean_reward"} & set(report["comparable"])
+    if against:
+        assert not any(f.startswith("openskill") for f in report["comparable"])
+    for field in report["comparable"]:
+        assert report["columns"][field]  # each explained
