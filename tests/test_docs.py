@@ -88,6 +88,7 @@ NEEDS = {
     "agents.evaluate": "openskill",
     "train/": "torch",
     "starlette": "starlette",  # the web table (the web extra)
+    "textarena": "textarena",  # the TextArena env (the text extra)
 }
 
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
