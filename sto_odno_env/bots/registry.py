@@ -158,9 +158,8 @@ def _parse_params(name: str, base: str, params: str) -> dict:
         try:
             kwargs[key] = allowed[key](value)
         except ValueError:
-            raise AgentError(
-                f"agent {name!r}: {key}={value!r} is not a {allowed[key].__name__}"
-            ) from None
+            kind = "an integer" if allowed[key] is int else "a number"  # str never fails
+            raise AgentError(f"agent {name!r}: {key}={value!r} is not {kind}") from None
     return kwargs
 
 
