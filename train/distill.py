@@ -58,6 +58,8 @@ from sto_odno_env.views.observation import obs_size, observe
 from train.masked import log_probs, make_networks, masked_logits, widen_into, widens
 
 POSITION_KEYS = ("obs", "masks", "labels", "own")  # what a fit needs of a positions file
+OUTPUTS = ("policy.pt", "positions.npz", "summary.json")  # what --out receives
+PROG = "python train/distill.py"
 VALUE_KEYS = ("gain", "error")  # what a fit to the teacher's action values needs besides
 
 
@@ -233,19 +235,45 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument("--out", required=True, help="directory for policy.pt and its record")
     parser.add_argument(
+        "--overwrite", action="store_true",
+        help="write into an --out folder that holds another distillation's files, replacing "
+        "them (without it such a folder is refused)",
+    )  # fmt: skip
+    parser.add_argument(
         "--positions",
         help="comma-separated positions.npz files to fit to instead of collecting new ones",
     )
     args = parser.parse_args(argv)
+    written: list[Path] = []  # the files this command has finished, for a stop's line
     try:
-        with cli.sigterm_raises():
-            return _run(args)
+        _check_out(Path(args.out), args.overwrite)
+        with cli.stopping():
+            return _run(args, written)
     except (CheckpointError, DistillError, AgentError, RulesError) as error:
-        print(f"python train/distill.py: error: {error}", file=sys.stderr)
+        print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("stopped: nothing written for the unfinished step", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        if not written:
+            return cli.stopped(stop, "nothing written", PROG)
+        kept = written[0]
+        return cli.stopped(
+            stop, f"partial result: {kept} is kept (the labelled positions; fit them with "
+            f"--positions {kept}); policy.pt not written", PROG,
+        )  # fmt: skip
+
+
+def _check_out(out: Path, overwrite: bool) -> None:
+    """``--out`` must be a folder that can be written and holds no other distillation
+    (unless ``overwrite``)."""
+    problem = cli.output_problem(out, directory=True)
+    if problem:
+        raise DistillError(f"--out: {problem}")
+    held = [name for name in OUTPUTS if (out / name).exists()]
+    if held and not overwrite:
+        raise DistillError(
+            f"--out {str(out)!r} holds another distillation ({', '.join(held)}); give "
+            "another --out, or add --overwrite to replace its files"
+        )
 
 
 def _counts(text: str, rules: Rules, option: str = "--players") -> list[int]:
@@ -296,7 +324,8 @@ def _read_positions(files: str) -> dict[str, np.ndarray]:
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, written: list[Path]) -> int:
+    """Label (or read) the positions, fit, write; ``written`` gets each finished file."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rules = load_rules(args.rules)
@@ -314,7 +343,16 @@ def _run(args: argparse.Namespace) -> int:
     teacher_spec = args.teacher
     if teacher_spec == "search":
         teacher_spec = f"search:policy={args.policy}"
-    out = Path(args.out)
+    with cli.output_directory(args.out) as out:  # removed again if left empty by a stop
+        return _label_and_fit(args, rules, counts, claimed, path, record, network, hidden,
+                              teacher_spec, out, written)  # fmt: skip
+
+
+def _label_and_fit(
+    args: argparse.Namespace, rules: Rules, counts: list[int], claimed: list[int] | None,
+    path: str, record: dict[str, Any], network: torch.nn.Module, hidden: list[int],
+    teacher_spec: str, out: Path, written: list[Path],
+) -> int:  # fmt: skip
     if args.positions:
         positions = _read_positions(args.positions)
         if positions["obs"].shape[1] != record["obs_size"]:
@@ -324,7 +362,6 @@ def _run(args: argparse.Namespace) -> int:
         teacher_spec = "the --positions files"
         if "players" in positions:
             counts = sorted(int(count) for count in np.unique(positions["players"]))
-        out.mkdir(parents=True, exist_ok=True)
     else:
         parts = []
         for index, players in enumerate(counts):
@@ -347,9 +384,9 @@ def _run(args: argparse.Namespace) -> int:
                   flush=True)  # fmt: skip
             parts.append(part)
         positions = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
-        out.mkdir(parents=True, exist_ok=True)
         with cli.atomic_open(out / "positions.npz", "wb") as handle:
             np.savez_compressed(handle, **positions)
+        written.append(out / "positions.npz")
     stats = fit(network, positions, args.epochs, args.minibatch, args.learning_rate, args.seed,
                 args.temperature)  # fmt: skip
     claimed = claimed or record["players"]
