@@ -213,3 +213,36 @@ def test_a_turn_opens_at_a_play_or_a_penalty_not_after_the_seats_own_card():
     seat = int(order.current_player[0])
     assert not opens_turn(order, last_actor=seat)  # the suit after its own queen
     assert opens_turn(order, last_actor=(seat + 1) % 2)  # the dealer's opening queen
+
+
+@pytest.mark.parametrize("example", ["deck-52", "last-card-call"])
+def test_action_strings_of_the_yaml_variants_parse_back(example):
+    """The 52-card deck (ranks 2 to 5 too) and the last-card call: every legal action's
+    string, and the 52-card ranks in words, parse back to the action."""
+    from pathlib import Path
+
+    import sto_odno_env.game as game_package
+
+    path = Path(game_package.__file__).parent / "presets" / "examples" / f"{example}.yaml"
+    rules = Rules.from_yaml(path)
+    seen = set()
+    for state in _states(rules, 3, seed=1, count=600):
+        for number, action in enumerate(legal_actions(state), start=1):
+            text = action_text(action, state)
+            seen.add(text.split()[0])
+            assert parse_action(text, state) == action, text
+            assert parse_action(str(number), state) == action
+    if example == "deck-52":
+        deck = rules.deck_spec
+        low = []
+        for state in _states(rules, 3, seed=2, count=600):
+            low = [a for a in legal_actions(state) if a < deck.cards and deck.rank_of(a) < 4]
+            if low:
+                break
+        assert low
+        for action in low:
+            words = ("two", "three", "four", "five")[deck.rank_of(action)]
+            suit = SUIT_NAMES[deck.suit_of(action)]
+            assert parse_action(f"{words} of {suit}", state) == action
+    else:
+        assert "call" in seen
