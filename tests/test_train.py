@@ -343,6 +343,28 @@ def test_resume_from_a_policy_file_or_another_shape_is_refused(policy_file, tmp_
     assert "trained for rules 'classic', not 'yard'" in capsys.readouterr().err
 
 
+class Foreign:
+    """A class a foreign pickle names (loading it would run code)."""
+
+
+def test_resume_from_a_corrupt_or_foreign_file_is_one_line_of_the_kits_own(
+    policy_file, tmp_path, capsys
+):
+    raw = policy_file.read_bytes()
+    (tmp_path / "cut.pt").write_bytes(raw[: len(raw) // 2])
+    torch.save({"model": Foreign()}, tmp_path / "foreign.pt")
+    torch.save({"weights": torch.zeros(3)}, tmp_path / "tensors.pt")
+    for name in ("cut.pt", "foreign.pt", "tensors.pt"):
+        argv = [*TINY, "--out", str(tmp_path / "run"), "--resume", str(tmp_path / name)]
+        assert ppo.main(argv) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1, error
+        assert "is not a policy or checkpoint of this kit" in error, error
+        assert "expected a torch file" in error
+        assert "weights_only" not in error and "Traceback" not in error
+    assert not (tmp_path / "run").exists()
+
+
 def test_checkpoints_load_without_running_code(tmp_path):
     tiny_run(tmp_path, 16 * 8)
     data = torch.load(tmp_path / "checkpoint.pt", weights_only=True)  # raises on any object
