@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from sto_odno_env.game import cli
 from train import cadence
 from train.budget import Budget, BudgetError
 from train.cadence import Evaluations
@@ -35,12 +36,12 @@ from train.command_line import parse, run_errors, user_errors
 from train.config import BOTS, ConfigError
 from train.console import Bar, Console, duration, rate
 from train.protocol import Counters, Flag, Saved, Settings, Spec, Trainer, Update
-from train.signals import EXIT_STOPPED, Interrupted, Signals
+from train.signals import Interrupted, Signals
 from train.summary import Session as Figures
 from train.summary import evaluation_rows, report, resume_command, saved_text, summary_json
 
 __all__ = [
-    "EXIT_STOPPED", "BudgetError", "ConfigError", "Console", "Counters", "Flag", "Saved",
+    "BudgetError", "ConfigError", "Console", "Counters", "Flag", "Saved",
     "Session", "Settings", "Spec", "Trainer", "Update", "execute", "main", "parse",
     "user_errors",
 ]  # fmt: skip
@@ -296,7 +297,7 @@ class Session:
             else:
                 self.console.say(f"{stop.name} during {phase}: nothing to save yet")
             self.summary(f"stopped by {stop.name} during {phase}")
-        return EXIT_STOPPED
+        return cli.EXIT_STOPPED
 
     def best_name(self) -> str:
         """``best.pt`` (``best.zip`` for an SB3 model)."""
@@ -385,7 +386,7 @@ def execute(
             return 2, session
     except Interrupted as stop:  # before the run had anything: parsing, reading a checkpoint
         print(f"{stop.name}: stopped before the run began; nothing saved", flush=True)
-        return EXIT_STOPPED, session
+        return cli.EXIT_STOPPED, session
     finally:
         signals.stopping = True
         signals.uninstall()

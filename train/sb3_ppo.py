@@ -16,12 +16,12 @@ best evaluated one ``best.zip``); ``agents.load("DIR/model.zip")`` plays it.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sto_odno_env.bots.checkpoint import SB3PolicyAgent
+from sto_odno_env.game import cli
 from train import deferred_import, run
 
 if TYPE_CHECKING:
@@ -108,10 +108,9 @@ class SB3Trainer:
         return SB3PolicyAgent(self.model)
 
     def write_policy(self, captured: Any, path: Path) -> None:
-        """``model.save`` to a temporary zip beside ``path``, then renamed."""
-        temporary = path.with_name(path.stem + ".tmp.zip")
-        self.model.save(temporary)
-        os.replace(temporary, path)
+        """``model.save`` written whole or not at all (the kit's atomic write)."""
+        with cli.atomic_open(path, "wb") as handle:
+            self.model.save(handle)
 
     def write_checkpoint(self, captured: Any, counters: run.Counters, out: Path) -> Path:
         path = out / self.policy_name  # the model is its own checkpoint (no --resume)

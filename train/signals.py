@@ -16,8 +16,6 @@ from types import FrameType
 
 from sto_odno_env.game import cli
 
-EXIT_STOPPED = cli.EXIT_STOPPED
-
 
 class Interrupted(cli.Stopped):
     """SIGINT or SIGTERM arrived; ``abandon``: a second one, stop without saving the
