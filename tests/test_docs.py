@@ -179,9 +179,10 @@ def test_bash_block_runs(code: str, tmp_path: Path) -> None:
             f"{command!r} is neither a `python -m` or `python train/` command nor listed in NOT_RUN"
         )
         if " [-" in command:
-            # a usage line: the module must exist and explain itself
-            module = command.split()[2]
-            assert "usage:" in run([sys.executable, "-m", module, "--help"]).stdout
+            # a usage line: the module or script must exist and explain itself
+            words = command.split()
+            target = ["-m", words[2]] if words[1] == "-m" else [str(REPO / words[1])]
+            assert "usage:" in run([sys.executable, *target, "--help"]).stdout
         else:
             runnable.append(command)
     if not runnable:
