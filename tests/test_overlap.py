@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from test_train import TINY, TrainerProcess, assert_files_agree, stopped
+from support.training import TINY, TrainerProcess, assert_files_agree, stopped
 
 from train import overlap, ppo, run
 from train.config import ConfigError

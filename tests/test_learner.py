@@ -163,7 +163,7 @@ class BotTable:
 def _policy(players: int):
     """The shipped policy of the player count (trained on classic; the short rules change
     only the target and the turn limit, which it plays as it is)."""
-    return load_agent(f"ppo-classic-{players}p", "classic", players)
+    return load_agent("ppo-classic", "classic", players)  # the catalog's policy for the count
 
 
 CASES = {
