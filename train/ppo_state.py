@@ -26,14 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sto_odno_env.bots.checkpoint import (
-    CheckpointError,
-    TorchPolicyAgent,
-    build_network,
-    policy_record,
-    read,
-    write_atomic,
-)
+from sto_odno_env.bots import checkpoint
+from sto_odno_env.bots.checkpoint import CheckpointError
 from train import deferred_import
 from train.protocol import Counters, Saved
 
@@ -86,7 +80,9 @@ class PPOState:
         file's entries plus ``"training"``, without the counters (the harness adds them)."""
         actor, critic = self.networks()
         config = self.config
-        data = policy_record(actor, list(config.hidden), self.rules.to_dict(), self.tables.counts)
+        data = checkpoint.policy_record(
+            actor, list(config.hidden), self.rules.to_dict(), self.tables.counts
+        )
         training = data["training"] = {
             "config": json.dumps(config.to_dict()),
             "critic": _copy(critic.state_dict()),
@@ -154,21 +150,21 @@ class PPOState:
 
     def write_policy(self, captured: Record, path: Path) -> None:
         """The captured policy as a policy file (written whole or not at all)."""
-        write_atomic(path, {k: v for k, v in captured.items() if k != "training"})
+        checkpoint.write_atomic(path, {k: v for k, v in captured.items() if k != "training"})
 
     def write_checkpoint(self, captured: Record, counters: Counters, out: Path) -> Path:
         """The captured run and ``counters`` as ``out/checkpoint.pt``; its path."""
         self.collect_play(captured)
         path = out / "checkpoint.pt"
         training = {**captured["training"], "counters": counters.to_dict()}
-        write_atomic(path, {**captured, "training": training})
+        checkpoint.write_atomic(path, {**captured, "training": training})
         return path
 
-    def policy_agent(self, captured: Record) -> TorchPolicyAgent:
+    def policy_agent(self, captured: Record) -> checkpoint.TorchPolicyAgent:
         """The captured policy as a greedy agent (a CPU copy, independent of training)."""
-        actor = build_network(self.obs_size, list(self.config.hidden), self.num_actions)
+        actor = checkpoint.build_network(self.obs_size, list(self.config.hidden), self.num_actions)
         actor.load_state_dict(captured["state_dict"])
-        return TorchPolicyAgent(actor)
+        return checkpoint.TorchPolicyAgent(actor)
 
     def scores(self, captured: Record) -> dict[str, float]:
         """The learner's score against each league member in the training games."""
@@ -266,7 +262,7 @@ class PPOState:
 
 def read_checkpoint(path: Path) -> Saved:
     """A ``checkpoint.pt`` for ``--resume``: its config, counters and state."""
-    data = read(path)
+    data = checkpoint.read(path)
     training = data.get("training")
     if not isinstance(training, dict):
         raise CheckpointError(
