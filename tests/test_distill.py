@@ -10,7 +10,10 @@ import os
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 import pytest
@@ -29,10 +32,12 @@ from sto_odno_env.views.observation import observe
 from train import distill
 
 RULES = load_rules("classic")
+# The archived mixed-count policy (no critic), by path: it stays in the lab, not the package.
+MIX = str(Path(__file__).resolve().parents[1] / "lab" / "policies" / "ppo-classic-mix.pt")
 
 
 def test_positions_are_the_students_own_choices_labelled_legally():
-    student = load("ppo-classic", RULES, 3)
+    student = load(MIX, RULES, 3)
     teacher = load("expert", RULES, 3)
     positions = distill.collect(student, teacher, load("greedy", RULES, 3), RULES, 3,
                                 batch=24, decisions=300, seed=5)  # fmt: skip
@@ -51,7 +56,7 @@ def test_positions_are_the_students_own_choices_labelled_legally():
 def test_the_students_seat_moves_round_the_table():
     """The student sits in every seat over the matches (its seat moves on at each match's
     end), and a student that is its own teacher is labelled with its own moves."""
-    student = load("ppo-classic", RULES, 3)
+    student = load(MIX, RULES, 3)
     positions = distill.collect(student, student, load("expert", RULES, 3), RULES, 3,
                                 batch=4, decisions=2500, seed=1)  # fmt: skip
     assert set(positions["seat"].tolist()) == {0, 1, 2}
@@ -64,7 +69,7 @@ def test_fit_moves_the_policy_to_the_labels():
     masks = engine.legal_mask(state) != 0
     generator = np.random.default_rng(0)
     labels = np.array([generator.choice(np.flatnonzero(mask)) for mask in masks])
-    record = read(SHIPPED["ppo-classic"])
+    record = read(MIX)
     network = build_network(record["obs_size"], record["hidden"], record["num_actions"])
     network.load_state_dict(record["state_dict"])
     positions = {"obs": obs, "masks": masks, "labels": labels}
@@ -78,7 +83,7 @@ def test_fit_moves_the_policy_to_the_labels():
 
 
 def test_a_widened_student_plays_as_before_and_a_narrower_one_is_refused():
-    record = read(SHIPPED["ppo-classic"])
+    record = read(MIX)
     student, hidden = distill._student_network(record, None)
     wider, wider_hidden = distill._student_network(record, "256,192")
     assert hidden == list(record["hidden"]) and wider_hidden == [256, 192]
@@ -92,8 +97,8 @@ def test_a_widened_student_plays_as_before_and_a_narrower_one_is_refused():
 
 
 def test_value_positions_carry_every_legal_actions_gain():
-    student = load("ppo-classic", RULES, 3)
-    teacher = load("search:samples=4,horizon=6,policy=ppo-classic", RULES, 3, seed=2)
+    student = load(MIX, RULES, 3)
+    teacher = load(f"search:samples=4,horizon=6,policy={MIX}", RULES, 3, seed=2)
     positions = distill.collect(student, teacher, load("expert", RULES, 3), RULES, 3,
                                 batch=12, decisions=60, seed=4, values=True)  # fmt: skip
     masks, gain, error = positions["masks"], positions["gain"], positions["error"]
@@ -107,7 +112,7 @@ def test_value_positions_carry_every_legal_actions_gain():
 
 def soft_positions(seed: int = 3) -> tuple[dict[str, np.ndarray], torch.nn.Module]:
     """Positions whose gains favour one random legal action per position, and the
-    ``ppo-classic`` network to fit to them."""
+    archived mixed-count network to fit to them."""
     state = engine.init(RULES, 2, 64, seed=seed)
     obs = observe(state, state.current_player.astype(np.intp))
     masks = engine.legal_mask(state) != 0
@@ -117,7 +122,7 @@ def soft_positions(seed: int = 3) -> tuple[dict[str, np.ndarray], torch.nn.Modul
     favoured = np.array([generator.choice(np.flatnonzero(mask)) for mask in masks])
     gain = np.zeros(masks.shape, np.float32)
     gain[np.arange(len(favoured)), favoured] = 0.2
-    record = read(SHIPPED["ppo-classic"])
+    record = read(MIX)
     network = build_network(record["obs_size"], record["hidden"], record["num_actions"])
     network.load_state_dict(record["state_dict"])
     positions = {"obs": obs, "masks": masks, "labels": favoured, "gain": gain}
@@ -152,7 +157,7 @@ def test_a_soft_fit_needs_positions_with_gains():
 
 def test_the_command_end_to_end(tmp_path, capsys):
     out = tmp_path / "run"
-    code = distill.main(["--policy", "ppo-classic", "--teacher", "search:samples=2",
+    code = distill.main(["--policy", MIX, "--teacher", "search:samples=2",
                          "--players", "2,3", "--decisions", "40", "--batch", "16",
                          "--epochs", "1", "--out", str(out)])  # fmt: skip
     assert code == 0
@@ -169,24 +174,24 @@ def test_the_command_end_to_end(tmp_path, capsys):
         assert masks[np.arange(8), actions].all()
     # a second fit from the stored positions, without the teacher
     again = tmp_path / "again"
-    code = distill.main(["--policy", "ppo-classic", "--positions", str(out / "positions.npz"),
+    code = distill.main(["--policy", MIX, "--positions", str(out / "positions.npz"),
                          "--epochs", "1", "--out", str(again)])  # fmt: skip
     assert code == 0 and (again / "policy.pt").exists()
 
 
 def test_the_command_with_action_values(tmp_path):
     out = tmp_path / "values"
-    code = distill.main(["--policy", "ppo-classic", "--teacher", "search:samples=2",
+    code = distill.main(["--policy", MIX, "--teacher", "search:samples=2",
                          "--targets", "values", "--temperature", "0.05", "--players", "3",
                          "--decisions", "30", "--batch", "12", "--epochs", "1",
                          "--out", str(out)])  # fmt: skip
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["temperature"] == 0.05 and summary["positions"] >= 30
-    assert agent_has_critic(out / "policy.pt") is False  # ppo-classic ships none
+    assert agent_has_critic(out / "policy.pt") is False  # the archived mixed policy ships none
     # --claim: the file serves the table it was distilled at, and no other
     claimed = tmp_path / "claimed"
-    code = distill.main(["--policy", "ppo-classic", "--positions", str(out / "positions.npz"),
+    code = distill.main(["--policy", MIX, "--positions", str(out / "positions.npz"),
                          "--claim", "3", "--epochs", "1", "--out", str(claimed)])  # fmt: skip
     assert code == 0
     summary = json.loads((claimed / "summary.json").read_text())
@@ -208,22 +213,22 @@ def test_the_command_with_action_values(tmp_path):
     ("argv", "words"),
     [
         (["--policy", "{tmp}/nowhere.pt"], ["nowhere.pt"]),
-        (["--policy", "ppo-classic", "--players", "4,x"], ["'x' is not a player count", "3,4"]),
-        (["--policy", "ppo-classic", "--players", "7"], ["players: 7", "allowed: 2..6"]),
-        (["--policy", "ppo-classic", "--claim", "6,six"], ["--claim: 'six' is not a player"]),
-        (["--policy", "ppo-classic", "--claim", "8"], ["players: 8", "allowed: 2..6"]),
-        (["--policy", "ppo-classic", "--temperature", "0.1"], ["--targets values", "--positions"]),
-        (["--policy", "ppo-classic-2p", "--players", "4"], ["ppo-classic-2p", "4"]),
-        (["--policy", "ppo-classic", "--teacher", "oracle"], ["unknown agent 'oracle'"]),
-        (["--policy", "ppo-classic", "--positions", "{tmp}/none.npz"], ["none.npz", "allowed"]),
-        (["--policy", "ppo-classic", "--positions", "{tmp}/bad.npz"], ["no obs, masks", "allowed"]),
-        (["--policy", "ppo-classic", "--positions", "{tmp}/text.npz"], ["text.npz", "allowed"]),
+        (["--policy", MIX, "--players", "4,x"], ["'x' is not a player count", "3,4"]),
+        (["--policy", MIX, "--players", "7"], ["players: 7", "allowed: 2..6"]),
+        (["--policy", MIX, "--claim", "6,six"], ["--claim: 'six' is not a player"]),
+        (["--policy", MIX, "--claim", "8"], ["players: 8", "allowed: 2..6"]),
+        (["--policy", MIX, "--temperature", "0.1"], ["--targets values", "--positions"]),
+        (["--policy", "ppo-classic-2p-long", "--players", "4"], ["ppo-classic-2p-long", "4"]),
+        (["--policy", MIX, "--teacher", "oracle"], ["unknown agent 'oracle'"]),
+        (["--policy", MIX, "--positions", "{tmp}/none.npz"], ["none.npz", "allowed"]),
+        (["--policy", MIX, "--positions", "{tmp}/bad.npz"], ["no obs, masks", "allowed"]),
+        (["--policy", MIX, "--positions", "{tmp}/text.npz"], ["text.npz", "allowed"]),
         (
-            ["--policy", "ppo-classic", "--teacher", "expert", "--targets", "values"],
+            ["--policy", MIX, "--teacher", "expert", "--targets", "values"],
             ["--targets values needs a search teacher", "'expert'"],
         ),
         (
-            ["--policy", "ppo-classic", "--positions", "{tmp}/labels.npz", "--temperature", "0.1"],
+            ["--policy", MIX, "--positions", "{tmp}/labels.npz", "--temperature", "0.1"],
             ["needs positions labelled with action values", "--targets values"],
         ),
     ],
@@ -254,35 +259,81 @@ def test_bad_input_is_refused_by_name_and_writes_nothing(tmp_path, capsys, argv,
 )  # fmt: skip
 def test_a_bad_number_is_refused_by_the_parser(tmp_path, capsys, argv, allowed):
     with pytest.raises(SystemExit) as stopped:
-        distill.main(["--policy", "ppo-classic", *argv, "--out", str(tmp_path)])
+        distill.main(["--policy", MIX, *argv, "--out", str(tmp_path)])
     assert stopped.value.code == 2
     assert allowed in capsys.readouterr().err
+
+
+def stop_distill(argv: list[str], signum: int, ready: Callable[[IO[str]], None]) -> tuple[int, str]:
+    """Run ``python train/distill.py ARGV``, wait for ``ready`` (reading its output), send
+    ``signum``; its exit code and errors."""
+    script = Path(distill.__file__)
+    process = subprocess.Popen(
+        [sys.executable, str(script), *argv], cwd=script.parent.parent, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=default_sigint,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        ready(process.stdout)
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, err
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_leaves_no_traceback_and_no_file(tmp_path, stop):
     out = tmp_path / "run"
-    script = Path(distill.__file__)
-    argv = [sys.executable, str(script), "--policy", "ppo-classic", "--players", "3",
-            "--decisions", "10000000", "--out", str(out)]  # fmt: skip
-    process = subprocess.Popen(
-        argv, cwd=script.parent.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        preexec_fn=default_sigint,
-    )  # fmt: skip
-    try:
-        assert process.stdout is not None
-        assert "labelling 10000000 positions" in process.stdout.readline()
-        process.send_signal(stop)
-        _, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 130, err
-    assert "Traceback" not in err and "stopped" in err
-    assert not out.exists() or not any(out.iterdir())
+
+    def labelling(output: IO[str]) -> None:
+        assert "labelling 10000000 positions" in output.readline()
+
+    argv = ["--policy", MIX, "--players", "3", "--decisions", "10000000", "--out", str(out)]
+    code, err = stop_distill(argv, stop, labelling)
+    assert code == 130, err
+    assert "Traceback" not in err and err.strip().endswith(
+        "stopped by " + ("Ctrl-C" if stop == signal.SIGINT else "SIGTERM") + ": nothing written"
+    )
+    assert not out.exists()
+
+
+def test_an_out_folder_holding_another_distillation_is_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "policy.pt").write_bytes(b"an earlier distillation")
+    assert distill.main(["--policy", MIX, "--decisions", "8", "--out", str(out)]) == 2
+    message = capsys.readouterr().err
+    assert message.count("\n") == 1 and "holds another distillation (policy.pt)" in message
+    assert "give another --out, or add --overwrite" in message
+    assert (out / "policy.pt").read_bytes() == b"an earlier distillation"
+
+
+@pytest.mark.slow
+def test_a_stop_during_the_fit_keeps_the_positions_labelled_as_a_partial_result(tmp_path):
+    out = tmp_path / "run"
+
+    def fitting(output: IO[str]) -> None:
+        output.readline()  # labelling ...
+        assert "positions in" in output.readline()  # labelled
+        deadline = time.monotonic() + 60
+        while not (out / "positions.npz").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)  # written whole (renamed into place): the fit begins
+
+    argv = ["--policy", MIX, "--players", "3", "--teacher", "expert", "--decisions", "2000",
+            "--epochs", "1000000", "--out", str(out)]  # fmt: skip
+    code, err = stop_distill(argv, signal.SIGINT, fitting)
+    assert code == 130 and "Traceback" not in err, err
+    assert err.strip() == (
+        f"python train/distill.py: stopped by Ctrl-C: partial result: {out / 'positions.npz'} "
+        f"is kept (the labelled positions; fit them with --positions {out / 'positions.npz'}); "
+        "policy.pt not written"
+    )
+    assert sorted(path.name for path in out.iterdir()) == ["positions.npz"]
 
 
 def agent_has_critic(path: Path) -> bool:
