@@ -26,7 +26,7 @@ EXTRAS = {
     "nbclient": "notebooks",
     "ipykernel": "notebooks",
     "ray": "dist",
-    "pyspiel": "bench",
+    "pyspiel": "openspiel",
     "shimmy": "bench",
 }
 
