@@ -53,7 +53,6 @@ import shutil
 import signal
 import socket
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,13 +65,13 @@ from sto_odno_env.bots.checkpoint import (
     policy_record,
     write_atomic,
 )
-from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
 from sto_odno_env.game.rules import Rules, load_rules
 from sto_odno_env.views.observation import obs_size
-from train import deferred_import, run
-from train.config import ConfigError, LeagueConfig, TrainConfig
+from train import deferred_import, rllib_env, run
+from train.config import ConfigError, TrainConfig
 from train.masked import make_networks
-from train.rllib_module import KEYS, module_class
+from train.rllib_env import checksum, make_env
+from train.rllib_module import module_class
 
 if TYPE_CHECKING:
     import torch
@@ -99,105 +98,7 @@ def _ray():
     return ray
 
 
-# --- the env each runner steps -------------------------------------------------------------
-
-
-class LeagueVectorEnv(StoOdnoVectorEnv):
-    """``num_envs`` games against the league, as RLlib wants them: next-step auto-reset, the
-    Dict observation of :data:`KEYS`, illegal actions raise. Counts the learner decisions it
-    stepped (``decisions``)."""
-
-    def __init__(self, num_envs: int, env_config: dict[str, Any]):
-        from train.league import League  # torch and the bots, on the runner
-
-        rules = load_rules(env_config["rules"])
-        players = int(env_config["players"])
-        if env_config.get("threads"):
-            torch.set_num_threads(int(env_config["threads"]))
-        current = build_network(obs_size(rules), list(env_config["hidden"]), rules.num_actions)
-        self.league = League(
-            LeagueConfig(**env_config["league"]),
-            rules,
-            players,
-            num_envs,
-            current,
-            int(env_config["seed"]),
-            torch.device("cpu"),
-        )
-        super().__init__(
-            num_envs,
-            rules,
-            players,
-            opponents=self.league,
-            reward=env_config["reward"],
-            illegal_action="raise",
-            autoreset_mode="next_step",
-            observation_keys=KEYS,
-        )
-        self.decisions = 0
-
-    def step(self, actions):
-        self.decisions += self.num_envs - int(np.count_nonzero(self._autoreset))
-        return super().step(actions)
-
-
-def make_env(env_config: dict[str, Any]) -> LeagueVectorEnv:
-    """The creator registered with ``ray.tune.register_env``: RLlib calls it with
-    ``num_envs`` in the config (``gym_env_vectorize_mode="vector_entry_point"``)."""
-    return LeagueVectorEnv(int(env_config.get("num_envs", 1)), dict(env_config))
-
-
-def _runner_env(runner: Any) -> LeagueVectorEnv | None:
-    env = getattr(runner, "env", None)
-    return None if env is None else env.unwrapped
-
-
-def _seed_runner(runner: Any, seed: int) -> None:
-    """Give the runner's league its own random streams (RLlib seeds the games already)."""
-    env = _runner_env(runner)
-    if env is not None:
-        env.league.reseed(seed, int(runner.worker_index))
-
-
-def _push_league(runner: Any, current: dict | None, snapshots: dict | None) -> dict | None:
-    """Load the driver's league weights into the runner's league; return what the runner
-    has done (its node, process and learner decisions)."""
-    env = _runner_env(runner)
-    if env is None:
-        return None
-    league = env.league
-    if current is not None:
-        league.current.load_state_dict(current)
-    if snapshots is not None:
-        league.load_snapshots(snapshots)
-    import ray
-
-    return {
-        "node": ray.get_runtime_context().get_node_id(),
-        "pid": os.getpid(),
-        "worker_index": int(runner.worker_index),
-        "decisions": int(env.decisions),
-        "current_checksum": checksum(league.current),
-        "snapshots_filled": int(league.filled),
-    }
-
-
-def checksum(network: torch.nn.Module) -> float:
-    """A number that tells two networks' weights apart (to check the pushes)."""
-    with torch.no_grad():
-        return float(sum((p.double() * (i + 1)).sum() for i, p in enumerate(network.parameters())))
-
-
-def _timed_sampling(runner: Any, seconds: float) -> dict | None:
-    """Sample on this runner for about ``seconds``: learner decisions and time taken."""
-    env = _runner_env(runner)
-    if env is None:
-        return None
-    runner.sample()  # warm up
-    start, before = time.perf_counter(), env.decisions
-    while time.perf_counter() - start < seconds:
-        runner.sample()
-    return {"decisions": env.decisions - before, "seconds": time.perf_counter() - start}
+# --- the env each runner steps: train/rllib_env.py ------------------------------------------
 
 
 # --- the RLModule: train/rllib_module.py -----------------------------------------------------
@@ -362,7 +263,9 @@ class RLlibTrainer:
                 config.league, self.rules, self.players, 1, self.actor, config.seed,
                 torch.device("cpu"),
             )  # fmt: skip
-            self.group.foreach_env_runner(functools.partial(_seed_runner, seed=config.seed))
+            self.group.foreach_env_runner(
+                functools.partial(rllib_env.seed_runner, seed=config.seed)
+            )
             if settings.saved is not None:
                 self.restore(settings.saved)
             else:
@@ -403,7 +306,7 @@ class RLlibTrainer:
         current = {k: v.clone() for k, v in self.actor.state_dict().items()}
         held = self.league.snapshots_state() if snapshots else None
         results = self.group.foreach_env_runner(
-            functools.partial(_push_league, current=current, snapshots=held)
+            functools.partial(rllib_env.push_league, current=current, snapshots=held)
         )
         self.runners = [r for r in results if r is not None]
         return self.runners
@@ -577,7 +480,7 @@ def measure(trainer: RLlibTrainer, seconds: float) -> dict[str, Any]:
     results = [
         r
         for r in trainer.group.foreach_env_runner(
-            functools.partial(_timed_sampling, seconds=seconds)
+            functools.partial(rllib_env.timed_sampling, seconds=seconds)
         )
         if r is not None
     ]
