@@ -184,3 +184,14 @@ def test_ctrl_c_waits_for_the_update_in_progress_then_saves_it(tmp_path):
     policy = read(out / "policy.pt")["state_dict"]
     for key, value in read(exported)["state_dict"].items():
         torch.testing.assert_close(policy[key], value)
+
+
+def test_resume_from_a_corrupt_driver_state_is_one_line_of_the_kits_own(tmp_path, capsys):
+    checkpoint = tmp_path / "checkpoint"
+    checkpoint.mkdir()
+    (checkpoint / rllib_ppo.DRIVER_STATE).write_bytes(b"not a torch file" * 64)
+    argv = ["--resume", str(checkpoint), "--out", str(tmp_path / "run")]
+    assert rllib_ppo.main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "is not a checkpoint of this kit" in error
+    assert "weights_only" not in error and not (tmp_path / "run").exists()

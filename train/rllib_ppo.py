@@ -449,9 +449,17 @@ def read_checkpoint(path: Path) -> run.Saved:
             f"checkpoint {str(path)!r} has no {DRIVER_STATE}; --resume needs the "
             "checkpoint/ directory written by train/rllib_ppo.py"
         )
-    data = torch.load(driver, map_location="cpu", weights_only=True)
-    counters = run.Counters.from_dict(data["counters"], data.get("evaluations"))
-    return run.Saved(path, json.loads(data["config"]), data.get("flags", {}), counters, data)
+    try:
+        data = torch.load(driver, map_location="cpu", weights_only=True)
+        counters = run.Counters.from_dict(data["counters"], data.get("evaluations"))
+        config = json.loads(data["config"])
+    except Exception as error:  # torch's own message would advise weights_only=False
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} is not a checkpoint of this kit: its {DRIVER_STATE} is "
+            f"unreadable or foreign ({type(error).__name__}); --resume needs the checkpoint/ "
+            "directory written by train/rllib_ppo.py"
+        ) from None
+    return run.Saved(path, config, data.get("flags", {}), counters, data)
 
 
 def export_policy(checkpoint: str | Path, path: str | Path) -> None:
