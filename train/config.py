@@ -25,9 +25,9 @@ from typing import Any
 import yaml
 
 from train.config_keys import (  # noqa: F401 - the config's names, read from here too
-    BOTS,
     DEFAULT_CONFIG,
     FIELDS,
+    LEAGUE_BOTS,
     REPO,
     SECTIONS,
     TRAINING_DOC,
@@ -117,7 +117,7 @@ def build(flat: Mapping[str, Any], source: str = "config") -> TrainConfig:
     if missing:
         raise ConfigError(f"{source}: missing keys {', '.join(missing)}")
     league = {name[7:]: flat[name] for name in FIELDS if name.startswith("league.")}
-    weights = [league[name] for name in ("current", "snapshots", *BOTS)]
+    weights = [league[name] for name in ("current", "snapshots", *LEAGUE_BOTS)]
     if sum(weights) <= 0:
         raise ConfigError("league: every weight is 0; at least one must be > 0")
     if flat["reward"] == "first" and flat["self_play_games"]:

@@ -22,7 +22,7 @@ from sto_odno_env.envs.table_config import REWARDS
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = REPO / "configs" / "train" / "ppo.yaml"
 TRAINING_DOC = REPO / "docs" / "training.md"
-BOTS = ("expert", "greedy", "random")
+LEAGUE_BOTS = ("expert", "greedy", "random")  # the bots a league seats and a warm start imitates
 SECTIONS = (
     "run",
     "budget",
@@ -276,7 +276,7 @@ class TrainConfig:
         "file: a policy's weights become the actor's (its widths must be hidden, or narrower at "
         "the same depth: widened keeping its play; trained "
         "for any rule set of the same sizes), and only the critic learns",
-        lambda v: v in ("none", *BOTS) or _policy_name(v),
+        lambda v: v in ("none", *LEAGUE_BOTS) or _policy_name(v),
         section="warm start",
     )
     warm_start_decisions: int = key(

@@ -26,7 +26,7 @@ from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.views.observation import obs_size, observe
-from train.config import BOTS, TrainConfig
+from train.config import LEAGUE_BOTS, TrainConfig
 from train.masked import entropy, log_probs, widen_into, widens
 
 if TYPE_CHECKING:
@@ -166,7 +166,7 @@ def teacher_of(
     (the actor learns its moves), or a policy whose weights ``actor`` now holds (only the
     critic learns; a policy for another rule set of the same sizes is allowed, so that a
     preset can start from another's policy)."""
-    if config.warm_start in BOTS:
+    if config.warm_start in LEAGUE_BOTS:
         return load_agent(config.warm_start, rules, players, seed=config.seed), True
     from sto_odno_env.bots.checkpoint import CheckpointError, TorchPolicyAgent, read
     from sto_odno_env.bots.registry import SHIPPED

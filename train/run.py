@@ -33,7 +33,7 @@ from train.budget import Budget, BudgetError
 from train.cadence import Evaluations
 from train.checkpointing import Outputs
 from train.command_line import parse, run_errors, user_errors
-from train.config import BOTS, ConfigError
+from train.config import LEAGUE_BOTS, ConfigError
 from train.console import Bar, Console, duration, rate
 from train.protocol import Counters, Flag, Saved, Settings, Spec, Trainer, Update
 from train.signals import Interrupted, Signals
@@ -210,7 +210,9 @@ class Session:
         )
         # a policy's weights are taken as they are: only the critic learns its decisions
         verb = (
-            "imitate" if config.warm_start in BOTS else "the actor is the policy; the critic learns"
+            "imitate"
+            if config.warm_start in LEAGUE_BOTS
+            else "the actor is the policy; the critic learns"
         )
         self.console.say(f"warm start: {verb} {what}: about {duration(estimate)} here")
         try:
