@@ -1,4 +1,4 @@
-"""Shared by the trainer's tests (tests/test_train.py, test_overlap.py, test_mix.py,
+"""Shared by the trainer's tests (tests/test_train.py, test_overlap.py, test_tables.py,
 test_rllib.py): tiny runs of ``train/ppo.py`` through the run harness, a real trainer
 process to signal, and the check that a run's files describe one update."""
 

@@ -1,5 +1,5 @@
 """One policy at several player counts (``players_mix``, ``players_weights``:
-train/tables.py) and the warm start from a policy (``warm_start=ppo-classic`` or a policy
+train/tables.py) and the warm start from a policy (``warm_start=ppo-classic-first`` or a policy
 file: train/imitation.py's ``teacher_of``).
 
 The split of ``num_envs`` among the counts, each group's games seating its count, one
@@ -23,7 +23,7 @@ import pytest
 pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
 
 import torch
-from test_train import TINY, tiny_run, tiny_session
+from support.training import TINY, tiny_run, tiny_session
 
 from agents import AgentError, load
 from sto_odno_env import Rules
@@ -274,9 +274,9 @@ def assert_actor_is(trainer: ppo.PPO, policy: dict, critic: dict) -> None:
 
 def test_a_warm_start_from_a_shipped_policy_takes_its_weights_at_each_count(tmp_path):
     trainer, stats, critic = warm_started(
-        tmp_path, "hidden=[128,128]", "warm_start=ppo-classic", "players_mix=[2,4]"
+        tmp_path, "hidden=[128,128]", "warm_start=ppo-classic-first", "players_mix=[2,4]"
     )
-    assert_actor_is(trainer, read(SHIPPED["ppo-classic"]), critic)
+    assert_actor_is(trainer, read(SHIPPED["ppo-classic-first"]), critic)
     assert stats["agreement"] == 1.0  # the teacher's moves are the actor's own
 
 
@@ -308,18 +308,25 @@ def test_a_warm_start_from_a_narrower_policy_widens_it_keeping_its_play(tmp_path
 
 def test_a_warm_start_from_a_wider_or_deeper_policy_is_refused(tmp_path):
     with pytest.raises(CheckpointError, match=r"or wider at the same depth"):
-        warm_started(tmp_path, "hidden=[64,64]", "warm_start=ppo-classic")
+        warm_started(tmp_path, "hidden=[64,64]", "warm_start=ppo-classic-first")
     with pytest.raises(CheckpointError, match=r"this run's has 189 and \[256, 256, 256\]"):
-        warm_started(tmp_path / "deep", "hidden=[256,256,256]", "warm_start=ppo-classic")
+        warm_started(tmp_path / "deep", "hidden=[256,256,256]", "warm_start=ppo-classic-first")
 
 
 def test_a_warm_start_from_a_policy_of_other_widths_is_refused_naming_them(tmp_path, capsys):
     with pytest.raises(
         CheckpointError, match=r"widths \[128, 128\]; this run's has 189 and \[64\]"
     ):
-        warm_started(tmp_path, "hidden=[64]", "warm_start=ppo-classic")
+        warm_started(tmp_path, "hidden=[64]", "warm_start=ppo-classic-first")
     out = tmp_path / "cli"
-    argv = [*QUICK, "hidden=[64]", "warm_start=ppo-classic", "--out", str(out), "--no-progress"]
+    argv = [
+        *QUICK,
+        "hidden=[64]",
+        "warm_start=ppo-classic-first",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     assert ppo.main(argv) == 2
     error = capsys.readouterr().err
     assert "widths [128, 128]" in error and "set hidden to the policy's widths" in error
