@@ -268,9 +268,10 @@ class Session:
                 self.trainer.write_policy(self.captured, self.outputs.folder() / self.best_name())
             self.outputs.write_evaluations(counters.evaluations)
         writer = self.tensorboard()
-        for row in rows if writer is not None else ():
-            writer.add_scalar(f"eval/{row['opponent']}", row["rate"], counters.global_step)
-            writer.add_scalar(f"eval/{row['opponent']}_low", row["low"], counters.global_step)
+        if writer is not None:
+            for row in rows:
+                writer.add_scalar(f"eval/{row['opponent']}", row["rate"], counters.global_step)
+                writer.add_scalar(f"eval/{row['opponent']}_low", row["low"], counters.global_step)
         if bar is not None:
             self.phase = "update"
 
