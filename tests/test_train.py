@@ -555,6 +555,12 @@ def test_a_run_never_replaces_another_without_overwrite(tmp_path, capsys):
     assert "--overwrite: the files of a run already in" in capsys.readouterr().out
     assert not set(events) & {path.name for path in (out / "tb").iterdir()}
     assert json.loads((out / "summary.json").read_text())["updates"] == 2
+    # resuming the run that is there, --overwrite removes nothing of it
+    rows = (out / "evaluations.csv").read_text().splitlines()
+    resume = ["--resume", str(out / "checkpoint.pt"), "--overwrite", "--total-steps", "384"]
+    code, session = run.execute(ppo.SPEC, [*argv, *resume])
+    assert code == 0 and session.counters.update == 3
+    assert (out / "evaluations.csv").read_text().splitlines()[: len(rows)] == rows
 
 
 def test_the_first_speed_is_marked_settling_and_then_measured_over_several_updates(

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # What a trainer writes into --out: a folder holding any of these holds a run.
 RUN_FILES = (
     "checkpoint.pt", "checkpoint", "policy.pt", "model.zip", "best.pt", "best.zip",
-    "evaluations.csv", "summary.json", "tb", "exploit.json", "curve.csv",
+    "evaluations.csv", "summary.json", "tb", "exploit.json", "curve.csv", "curve.png",
 )  # fmt: skip
 
 
@@ -120,6 +120,8 @@ def settings(
         load_agent(config.eval_opponent, rules, players)  # a bad name fails now
     out = Path(config.out)
     check_out(spec, out, saved, overwrite)
+    if saved is not None and resumes_in(saved, out):
+        overwrite = False  # the run there is this one: nothing of it is removed
     return Settings(config, rules, out, flags or {}, args, saved, given, progress, overwrite)
 
 
@@ -192,7 +194,7 @@ def check_out(spec: Spec, out: Path, saved: Saved | None, overwrite: bool) -> No
     held = run_files(out)
     if not held or overwrite:
         return
-    if saved is not None and saved.path.resolve().parent == out.resolve():
+    if saved is not None and resumes_in(saved, out):
         return  # continuing the run that is there
     resume = ""
     if spec.resumable:
@@ -201,6 +203,11 @@ def check_out(spec: Spec, out: Path, saved: Saved | None, overwrite: bool) -> No
         f"out={str(out)!r} holds another run ({', '.join(held)}); {resume}give another "
         "--out, or add --overwrite to start over there (its files are replaced)"
     )
+
+
+def resumes_in(saved: Saved, out: Path) -> bool:
+    """The resumed checkpoint is the run in ``out``."""
+    return saved.path.resolve().parent == out.resolve()
 
 
 def as_text(value: object) -> str:
