@@ -259,3 +259,24 @@ def test_the_same_deal_gives_the_same_match_as_the_engine():
     assert len(state.decisions) == sum(
         e["type"] == "action" and not e["forced"] for e in trace.matches[0]
     )
+
+
+@pytest.mark.slow
+def test_101_runs_as_a_kaggle_environments_openspiel_env(tmp_path):
+    """kaggle-environments builds its OpenSpiel envs from a game string; 101 is one more.
+    (It pins other versions of gymnasium and open-spiel than the kit's dev install: run this
+    in a virtual environment of its own, docs/openspiel.md.)"""
+    kaggle = pytest.importorskip("kaggle_environments")
+    from kaggle_environments.envs.open_spiel_env import open_spiel_env
+
+    rules = short_variant(tmp_path, "classic", 20, 40)
+    spec = open_spiel_env._build_env(f"{osp.GAME_NAME}(players=2,rules={rules})")
+    kaggle.environments[spec["specification"]["name"]] = spec
+    env = kaggle.make(
+        "open_spiel_python_sto_odno", configuration={"includeLegalActions": True}, debug=True
+    )
+    steps = env.run(["random", "random"])
+    last = steps[-1]
+    assert [seat["status"] for seat in last] == ["DONE", "DONE"]
+    assert sum(seat["reward"] for seat in last) == 0
+    assert any("hand" in s[0]["observation"].get("observationString", "") for s in steps)
