@@ -56,11 +56,11 @@ import pyspiel
 
 from ..game import engine
 from ..game.cards import PHASE_AFTER_DRAW, PHASE_DONE, PHASE_NAMES, SUIT_SYMBOLS
-from ..game.cards import action_name as _action_name
 from ..game.cards import card_name as _card_name
 from ..game.rules import Rules, load_rules
 from ..game.trace import Trace
 from ..views.observation import obs_size, observe_one
+from ..views.text import action_text, seat_view
 
 GAME_NAME = "python_sto_odno"
 DEFAULT_PARAMS = {"rules": "classic", "players": 4}
@@ -330,9 +330,8 @@ class _Decision(_Shared):
 
     def line(self, seat: int) -> str:
         """What ``seat`` saw at this decision, and the action taken."""
-        deck = self.state.tables.deck
-        return f"{seat_text(self.state, seat)} => seat {self.player}: " + _action_name(
-            self.action, deck
+        return f"{seat_text(self.state, seat)} => seat {self.player}: " + action_text(
+            self.action, self.state
         )
 
     def digest(self, seat: int) -> str:
@@ -531,7 +530,7 @@ class StoOdnoState(pyspiel.State):
             if event.kind == "deck" and len(event.revealed) < event.needed:
                 return f"deal {name}"
             return f"{'steal' if event.kind == 'steal' else 'stock'} {name}"
-        return _action_name(action, self._deck)
+        return action_text(action, self.view_state)
 
     def is_terminal(self) -> bool:
         """The match is over (won, or truncated at ``max_turns``)."""
@@ -634,9 +633,9 @@ class StoOdnoObserver:
     def string_from(self, state: StoOdnoState, player: int) -> str:
         """The seat's view now, or (perfect recall) at every decision with its action."""
         view = state.view_state
-        now = seat_text(view, player) if view is not None else f"seat {player}; not dealt"
         if not self.recall:
-            return now
+            return seat_view(view, player) if view is not None else f"seat {player}: not dealt"
+        now = seat_text(view, player) if view is not None else f"seat {player}; not dealt"
         if state._trail is None:
             return now
         return f"{now}\nhistory {state._trail.digest(player)}"
