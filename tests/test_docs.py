@@ -89,6 +89,7 @@ NEEDS = {
     "train/": "torch",
     "starlette": "starlette",  # the web table (the web extra)
     "textarena": "textarena",  # the TextArena env (the text extra)
+    "pyspiel": "pyspiel",  # the OpenSpiel game (the openspiel extra)
 }
 
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
