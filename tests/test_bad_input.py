@@ -186,6 +186,7 @@ def test_cli_bad_input(
     [
         ("record", [*REC, "--out", "/nonexistent/dir/x.jsonl"], "does not exist"),
         ("replay", ["{binary}"], "is not UTF-8 text"),
+        ("replay", ["{missing}"], "does not exist"),
         ("evaluate", [*EVA, "--batch", "0"], "allowed: an integer >= 1"),
         ("bench", ["--seconds", "0"], "allowed: seconds > 0"),
     ],
@@ -201,7 +202,7 @@ def test_cli_bad_input_in_a_subprocess(
         timeout=120,
         check=False,
     )
-    assert result.returncode != 0
+    assert result.returncode == 2  # bad input, as for every command
     assert "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and expected in lines[0], result.stderr

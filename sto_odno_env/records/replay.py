@@ -369,20 +369,24 @@ def replay(path: str | Path) -> int:
     return _replay_file(path)[0]
 
 
+class UnreadableRecord(RecordError):
+    """A path that gives no record to check: missing, a directory, unreadable, not text."""
+
+
 def _replay_file(path: str | Path) -> tuple[int, int]:
     """(matches, unfinished matches) of :func:`replay`."""
     path = Path(path)
     if path.is_dir():
-        raise RecordError(f"{str(path)!r} is a directory; give a record file (.jsonl)")
+        raise UnreadableRecord(f"{str(path)!r} is a directory; give a record file (.jsonl)")
     if not path.is_file():
-        raise RecordError(f"record file {str(path)!r} does not exist")
+        raise UnreadableRecord(f"record file {str(path)!r} does not exist")
     try:
         text = path.read_bytes().decode("utf-8")
     except PermissionError:
         message = f"record file {str(path)!r} cannot be read: permission denied"
-        raise RecordError(message) from None
+        raise UnreadableRecord(message) from None
     except UnicodeDecodeError as error:
-        raise RecordError(
+        raise UnreadableRecord(
             f"{path}: byte {error.start} is not UTF-8 text; a record is JSON Lines text"
         ) from None
     return _replay_lines(str(path), text.splitlines())
@@ -390,10 +394,12 @@ def _replay_file(path: str | Path) -> tuple[int, int]:
 
 @cli.quiet_broken_pipe
 def main(argv: list[str] | None = None) -> int:
-    """The command line: replay each file, one line per file; exit 1 if any fails."""
+    """The command line: replay each file, one line per file; exit 1 if a record fails,
+    2 if a file gives no record to check (as every command's bad input)."""
     parser = cli.parser(
         "sto_odno_env.replay",
-        __doc__.splitlines()[0] + "\nExits 1 if any file fails, naming its first bad line.",
+        __doc__.splitlines()[0] + "\nExits 1 if a record fails, naming its first bad line; 2 "
+        "if a file is missing, a directory, unreadable or not UTF-8 text.",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="JSON Lines record files")
     args = parser.parse_args(argv)
@@ -405,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {cli.plural(count, 'match', 'matches')} replay cleanly{note}")
         except RecordError as error:
             print(f"error: {error}", file=sys.stderr)
-            status = 1
+            status = max(status, 2 if isinstance(error, UnreadableRecord) else 1)
     return status
 
 
