@@ -4,9 +4,9 @@
 #                               .ci/run), then pytest's 15 slowest tests
 #   ./scripts/test.sh --quick   lint + pytest -m "not slow" tests: the fast tier for the edit
 #                               loop (the lab's tests, lab/tests, run in the whole suite only)
-# Extra arguments go to pytest. .venv is set up first, only when needed (scripts/setup.sh:
-# the same install as ./scripts/train.sh, redone only when pyproject.toml, setup.sh or
-# $EXTRAS changed).
+# Extra arguments go to pytest. .venv is set up first, only when needed (scripts/setup.sh
+# with $EXTRAS, by default every extra the tests use: dev,train,eval,bench,dist; on top of
+# ./scripts/train.sh's train extra, once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier=full
@@ -14,7 +14,7 @@ if [ "${1:-}" = "--quick" ]; then
   tier=quick
   shift
 fi
-./scripts/setup.sh
+EXTRAS=${EXTRAS:-dev,train,eval,bench,dist} ./scripts/setup.sh
 . .venv/bin/activate
 ruff check .
 ruff format --check .
