@@ -29,9 +29,10 @@ RLlib's PPO runs on its new API stack:
 
 Ray runs locally (``ray.init()``) unless ``--address`` names a running cluster: ``auto``
 (this machine belongs to one), ``HOST:6379`` or a Ray client address ``ray://HOST:10001``.
-An address where no cluster answers is an error within seconds. On a cluster the runners
-get this repository as their working directory (Ray's ``runtime_env``); every node needs
-the kit's dependencies (``pip install -e '.[train,dist]'``).
+An address where no cluster answers is an error within seconds (``train/rllib_cluster.py``).
+On a cluster the runners get this repository as their working directory (Ray's
+``runtime_env``); every node needs the kit's dependencies (``pip install -e
+'.[train,dist]'``).
 
 Written to ``--out``: ``checkpoint/`` (RLlib's checkpoint plus ``sto_odno.pt``, the
 driver's league, counters and flags, for ``--resume``; written beside it and renamed into
@@ -51,7 +52,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -68,8 +68,9 @@ from sto_odno_env.bots.checkpoint import (
 from sto_odno_env.game.rules import Rules, load_rules
 from sto_odno_env.views.observation import obs_size
 from train import deferred_import, rllib_env, run
-from train.config import ConfigError, TrainConfig
+from train.config import TrainConfig
 from train.masked import make_networks
+from train.rllib_cluster import connect
 from train.rllib_env import checksum, make_env
 from train.rllib_module import module_class
 
@@ -78,26 +79,8 @@ if TYPE_CHECKING:
 else:  # loaded on first use, so that a bad command line fails before torch's seconds of loading
     torch = deferred_import("torch")
 
-REPO = Path(__file__).resolve().parent.parent
 ENV_NAME = "sto_odno_league"
 DRIVER_STATE = "sto_odno.pt"
-RUNTIME_EXCLUDES = [".venv", ".git", "runs", "out", "notebooks", "*.egg-info", "__pycache__"]
-
-
-class ClusterError(ConfigError):
-    """No Ray cluster answers at the address given."""
-
-
-def _ray():
-    try:
-        import ray
-    except ImportError:  # pragma: no cover - depends on the install
-        raise ConfigError(
-            "train/rllib_ppo.py needs Ray RLlib: pip install -e '.[train,dist]'"
-        ) from None
-    return ray
-
-
 # --- the env each runner steps: train/rllib_env.py ------------------------------------------
 
 
@@ -178,51 +161,6 @@ def algorithm_config(config: TrainConfig, rules: Rules, env_runners: int, gpus: 
         )
         .debugging(seed=config.seed, log_level="ERROR")
     )
-
-
-def connect(address: str | None, env_runners: int, gpus: int) -> None:
-    """``ray.init``: local by default; an existing cluster at ``address``, refused within
-    seconds (:class:`ClusterError`) when nothing answers there."""
-    ray = _ray()
-    quiet = {"logging_level": "ERROR", "log_to_driver": True}
-    if address is None:
-        ray.init(
-            address="local",
-            num_cpus=max(os.cpu_count() or 1, env_runners + 1),
-            num_gpus=gpus or None,
-            include_dashboard=False,
-            **quiet,
-        )
-        return
-    _check_reachable(address)
-    runtime_env = {"working_dir": str(REPO), "excludes": RUNTIME_EXCLUDES}
-    try:
-        ray.init(address=address, runtime_env=runtime_env, **quiet)
-    except Exception as error:  # ConnectionError, RuntimeError, ...: Ray's own message
-        raise ClusterError(
-            f"--address {address}: no Ray cluster could be joined ({type(error).__name__}: "
-            f"{error}); start one with `ray start --head` (docs/training.md)"
-        ) from None
-
-
-def _check_reachable(address: str, timeout: float = 5.0) -> None:
-    """A TCP connection to ``HOST:PORT`` / ``ray://HOST:PORT`` (``auto`` is Ray's to find)."""
-    if address == "auto":
-        return
-    where = address.removeprefix("ray://")
-    host, sep, port = where.rpartition(":")
-    if not sep or not port.isdigit():
-        raise ClusterError(
-            f"--address {address!r} is not allowed; allowed: auto, HOST:PORT or ray://HOST:PORT"
-        )
-    try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
-    except OSError as error:
-        raise ClusterError(
-            f"--address {address}: nothing answers at {host}:{port} ({error}); start a "
-            "cluster there with `ray start --head` or give --address auto on one of its "
-            "nodes (docs/training.md)"
-        ) from None
 
 
 # --- the run --------------------------------------------------------------------------------
