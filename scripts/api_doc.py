@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sto_odno_env.game import engine  # noqa: E402
+from sto_odno_env.game import docblocks, engine  # noqa: E402
 from sto_odno_env.game.cards import (  # noqa: E402
     CALL,
     DRAW,
@@ -36,11 +36,6 @@ from sto_odno_env.game.cards import (  # noqa: E402
 from sto_odno_env.views import observation  # noqa: E402
 
 API_DOC = REPO / "docs" / "api.md"
-BLOCK = re.compile(
-    r"(<!-- begin generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)"
-    r"(<!-- end generated: (?P=name) -->)",
-    re.DOTALL,
-)
 
 
 def layout_meanings() -> dict[str, str]:
@@ -156,20 +151,16 @@ TABLES: dict[str, Callable[[], str]] = {
 
 def render(text: str) -> str:
     """``text`` with every generated block rewritten from the code."""
-    seen = set()
-
-    def fill(match: re.Match) -> str:
-        name = match.group("name")
-        if name not in TABLES:
-            raise KeyError(f"docs/api.md: unknown generated block {name!r}")
-        seen.add(name)
-        return f"{match.group(1)}{TABLES[name]()}\n{match.group(4)}"
-
-    result = BLOCK.sub(fill, text)
-    missing = set(TABLES) - seen
+    found = docblocks.blocks(text)
+    unknown = [name for name in found if name not in TABLES]
+    if unknown:
+        raise KeyError(f"docs/api.md: unknown generated block {unknown[0]!r}")
+    missing = set(TABLES) - set(found)
     if missing:
         raise KeyError(f"docs/api.md lacks the generated blocks {sorted(missing)}")
-    return result
+    for name in found:
+        text = docblocks.replace_block(text, name, TABLES[name](), "docs/api.md")
+    return text
 
 
 def main(argv: list[str]) -> int:

@@ -16,7 +16,6 @@ Nothing here imports torch: a bad command line fails before the trainer loads it
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from sto_odno_env.game import docblocks
 from train.config_keys import (  # noqa: F401 - the config's names, read from here too
     DEFAULT_CONFIG,
     FIELDS,
@@ -218,11 +218,6 @@ def _shown(value: Any) -> str:
 
 # --- the table in docs/training.md -----------------------------------------------------------
 
-BLOCK = re.compile(
-    r"(<!-- begin generated: config -->\n)(?P<body>.*?)(<!-- end generated: config -->)",
-    re.DOTALL,
-)
-
 
 def markdown_table() -> str:
     """Every key: its section, default (configs/train/ppo.yaml), what it allows, meaning."""
@@ -239,9 +234,7 @@ def markdown_table() -> str:
 
 def render_doc(text: str) -> str:
     """``docs/training.md`` with its generated config table rewritten."""
-    if not BLOCK.search(text):
-        raise ConfigError(f"{TRAINING_DOC.name} has no <!-- begin generated: config --> block")
-    return BLOCK.sub(lambda m: m.group(1) + markdown_table() + m.group(3), text)
+    return docblocks.replace_block(text, "config", markdown_table(), "docs/training.md")
 
 
 def main(argv: list[str] | None = None) -> int:

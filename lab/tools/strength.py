@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shlex
 import sys
 import time
@@ -49,6 +48,8 @@ REPO = Path(__file__).resolve().parents[2]
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(REPO))
 
+from sto_odno_env.game import docblocks  # noqa: E402
+
 STRENGTH_JSON = REPO / "lab" / "strength" / "strength.json"
 README = REPO / "README.md"
 TABLE_DOC = REPO / "lab" / "strength" / "README.md"
@@ -57,9 +58,7 @@ VERSION = 1
 DEFAULT_RULES = "classic"  # agents.evaluate's --rules default: left out of the commands
 DEFAULT_AGAINST = "expert,random"
 EXIT_USAGE = 2
-BEGIN = "<!-- begin generated: which-policy -->"
-END = "<!-- end generated: which-policy -->"
-BLOCK = re.compile(rf"({re.escape(BEGIN)}\n)(?P<body>.*?)({re.escape(END)})", re.DOTALL)
+BEGIN, END = docblocks.markers("which-policy")
 KEY = ("policy", "players", "against")
 NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
@@ -430,10 +429,7 @@ def which_policy_table(rows: list[dict[str, Any]]) -> str:
 
 def render(text: str, rows: list[dict[str, Any]], doc: Path) -> str:
     """``text`` (the file ``doc``) with its generated which-policy block rewritten."""
-    if not BLOCK.search(text):
-        raise StrengthError(f"{doc} has no {BEGIN} ... {END} block")
-    body = which_policy_table(rows)
-    return BLOCK.sub(lambda m: m.group(1) + body + m.group(3), text)
+    return docblocks.replace_block(text, "which-policy", which_policy_table(rows), str(doc))
 
 
 # --- the command line --------------------------------------------------------------------
@@ -552,7 +548,7 @@ def _render(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             args.readme: render(docs[args.readme], rows, args.readme),
             args.table: markdown_table(rows),
         }
-    except (StrengthError, OSError) as error:
+    except (StrengthError, docblocks.BlockError, OSError) as error:
         parser.error(str(error))
     stale = [doc for doc in docs if rendered[doc] != docs[doc]]
     if args.check:
