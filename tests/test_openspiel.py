@@ -280,3 +280,34 @@ def test_101_runs_as_a_kaggle_environments_openspiel_env(tmp_path):
     assert [seat["status"] for seat in last] == ["DONE", "DONE"]
     assert sum(seat["reward"] for seat in last) == 0
     assert any("hand" in s[0]["observation"].get("observationString", "") for s in steps)
+
+
+def test_openspiels_bots_play_the_game(tmp_path):
+    """MCTS, and ISMCTS keyed by observation strings with a resampler, pick legal moves
+    and play a match against each other."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game(
+        osp.GAME_NAME, {"rules": short_variant(tmp_path, "classic", 20, 30), "players": 2}
+    )
+    rng = np.random.RandomState(0)
+    evaluator = mcts.RandomRolloutEvaluator(1, rng)
+    search = mcts.MCTSBot(game, 2.0, 4, evaluator, random_state=rng)
+    sampled = ismcts.ISMCTSBot(
+        game, evaluator, 2.0, 4, random_state=rng, use_observation_string=True
+    )
+    sampled.set_resampler(lambda state, seat: state.clone())
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert search.step(state) in state.legal_actions()
+    assert sampled.step(state) in state.legal_actions()
+    state = game.new_initial_state()
+    bots = [search, sampled]
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+        else:
+            state.apply_action(bots[state.current_player()].step(state))
+    assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
