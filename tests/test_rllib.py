@@ -27,7 +27,7 @@ import agents
 from sto_odno_env.bots.checkpoint import build_network, read
 from sto_odno_env.game.engine import IllegalActionError
 from sto_odno_env.game.rules import load_rules
-from train import rllib_ppo
+from train import rllib_checkpoint, rllib_config, rllib_env, rllib_ppo
 from train.config import load_config
 
 TINY = [
@@ -39,8 +39,8 @@ TINY = [
 
 def tiny_env(num_envs=8):
     config = load_config(None, {}, ["hidden=[32,32]"])
-    env_config = rllib_ppo.env_config_of(config, load_rules(config.rules))
-    return rllib_ppo.make_env({**env_config, "num_envs": num_envs})
+    env_config = rllib_config.env_config_of(config, load_rules(config.rules))
+    return rllib_env.make_env({**env_config, "num_envs": num_envs})
 
 
 def test_runner_env_is_next_step_with_the_mask_in_the_observation_and_raises_on_illegal():
@@ -176,7 +176,7 @@ def test_ctrl_c_waits_for_the_update_in_progress_then_saves_it(tmp_path):
     process.wait_for("speed: ", timeout=300)  # Ray has started and an update has finished
     text, _ = stopped(process, signal.SIGINT, group=True)  # as a terminal's Ctrl-C
     assert "SIGINT during update" in text
-    driver = torch.load(out / "checkpoint" / rllib_ppo.DRIVER_STATE, weights_only=True)
+    driver = torch.load(out / "checkpoint" / rllib_checkpoint.DRIVER_STATE, weights_only=True)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["saved_update"] == driver["counters"]["update"] >= 1
     exported = tmp_path / "exported.pt"  # the checkpoint's own policy: policy.pt's weights
@@ -189,7 +189,7 @@ def test_ctrl_c_waits_for_the_update_in_progress_then_saves_it(tmp_path):
 def test_resume_from_a_corrupt_driver_state_is_one_line_of_the_kits_own(tmp_path, capsys):
     checkpoint = tmp_path / "checkpoint"
     checkpoint.mkdir()
-    (checkpoint / rllib_ppo.DRIVER_STATE).write_bytes(b"not a torch file" * 64)
+    (checkpoint / rllib_checkpoint.DRIVER_STATE).write_bytes(b"not a torch file" * 64)
     argv = ["--resume", str(checkpoint), "--out", str(tmp_path / "run")]
     assert rllib_ppo.main(argv) == 2
     error = capsys.readouterr().err

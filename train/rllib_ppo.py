@@ -42,15 +42,16 @@ place), ``policy.pt`` (the same update's policy as a kit policy file: ``agents.l
 second Ctrl-C stops at once without it). ``--export`` converts an RLlib checkpoint written
 here to a policy file.
 
-Ray is imported only here (the ``dist`` extra): nothing else in the kit needs it.
+Ray is imported only by ``train/rllib_*.py`` (the ``dist`` extra): nothing else in the kit
+needs it. Its parts: the PPOConfig (``train/rllib_config.py``), the runners' env
+(``train/rllib_env.py``), the RLModule (``train/rllib_module.py``), where Ray runs
+(``train/rllib_cluster.py``) and the checkpoint directory (``train/rllib_checkpoint.py``).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import os
-import shutil
 import signal
 import sys
 from pathlib import Path
@@ -59,19 +60,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sto_odno_env.bots.checkpoint import (
-    CheckpointError,
     TorchPolicyAgent,
     build_network,
     policy_record,
     write_atomic,
 )
-from sto_odno_env.game.rules import Rules, load_rules
 from sto_odno_env.views.observation import obs_size
-from train import deferred_import, rllib_env, run
-from train.config import TrainConfig
+from train import deferred_import, rllib_checkpoint, rllib_env, run
 from train.masked import make_networks
 from train.rllib_cluster import connect
-from train.rllib_env import checksum, make_env
+from train.rllib_config import algorithm_config
+from train.rllib_env import checksum
 from train.rllib_module import module_class
 
 if TYPE_CHECKING:
@@ -79,88 +78,11 @@ if TYPE_CHECKING:
 else:  # loaded on first use, so that a bad command line fails before torch's seconds of loading
     torch = deferred_import("torch")
 
-ENV_NAME = "sto_odno_league"
-DRIVER_STATE = "sto_odno.pt"
-# --- the env each runner steps: train/rllib_env.py ------------------------------------------
-
-
-# --- the RLModule: train/rllib_module.py -----------------------------------------------------
-
 
 def __getattr__(name: str) -> type:  # checkpoints pickled before the module moved name it here
     if name == "MaskedMLP":
         return module_class()
     raise AttributeError(name)
-
-
-# --- the algorithm --------------------------------------------------------------------------
-
-
-def env_config_of(config: TrainConfig, rules: Rules) -> dict[str, Any]:
-    """What every runner's env is built from (plain data: RLlib copies it to the runners)."""
-    return {
-        "rules": rules.to_dict(),
-        "players": config.players,
-        "reward": config.reward,
-        "hidden": list(config.hidden),
-        "league": config.to_dict()["league"],
-        "seed": config.seed,
-        "threads": config.threads,
-    }
-
-
-def algorithm_config(config: TrainConfig, rules: Rules, env_runners: int, gpus: int):
-    """RLlib's PPOConfig for the training config."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.tune.registry import register_env
-
-    register_env(ENV_NAME, make_env)
-    num_envs, steps = config.num_envs, config.rollout_steps
-    batch = num_envs * steps * max(env_runners, 1)
-    learners = {"num_learners": 0}
-    if gpus:
-        learners = {"num_learners": gpus, "num_gpus_per_learner": 1}
-    return (
-        PPOConfig()
-        .framework("torch")
-        .environment(
-            ENV_NAME,
-            env_config=env_config_of(config, rules),
-            # Discrete actions: nothing to unsquash or clip (saves a loop over the games)
-            normalize_actions=False,
-            clip_actions=False,
-        )
-        .env_runners(
-            num_env_runners=env_runners,
-            num_envs_per_env_runner=num_envs,
-            gym_env_vectorize_mode="vector_entry_point",
-            rollout_fragment_length=steps,
-            num_cpus_per_env_runner=1,
-        )
-        .learners(**learners)
-        .training(
-            lr=config.learning_rate,
-            gamma=config.gamma,
-            lambda_=config.gae_lambda,
-            clip_param=config.clip_coef,
-            entropy_coeff=config.ent_coef,
-            vf_loss_coeff=config.vf_coef,
-            grad_clip=config.max_grad_norm,
-            grad_clip_by="global_norm",
-            num_epochs=config.epochs,
-            minibatch_size=min(config.minibatch_size, batch),
-            train_batch_size_per_learner=batch // max(gpus, 1),
-            use_kl_loss=False,
-            vf_clip_param=1e6,
-        )
-        .rl_module(
-            rl_module_spec=RLModuleSpec(
-                module_class=module_class(), model_config={"hidden": list(config.hidden)}
-            )
-        )
-        .debugging(seed=config.seed, log_level="ERROR")
-    )
 
 
 # --- the run --------------------------------------------------------------------------------
@@ -323,26 +245,14 @@ class RLlibTrainer:
         write_atomic(path, captured)
 
     def write_checkpoint(self, captured: Any, counters: run.Counters, out: Path) -> Path:
-        """RLlib's checkpoint with the driver's state beside it, written to
-        ``checkpoint.new/`` and renamed to ``checkpoint/``."""
-        final, fresh, old = out / "checkpoint", out / "checkpoint.new", out / "checkpoint.old"
-        shutil.rmtree(fresh, ignore_errors=True)
-        self.algo.save_to_path(str(fresh.resolve()))
-        write_atomic(
-            fresh / DRIVER_STATE,
-            {
-                "config": json.dumps(self.config.to_dict()),
-                "league": self.league.get_state(),
-                "counters": counters.to_dict(),
-                "flags": {"env_runners": self.env_runners, "gpus": self.gpus},
-            },
-        )
-        shutil.rmtree(old, ignore_errors=True)
-        if final.exists():
-            os.replace(final, old)
-        os.replace(fresh, final)
-        shutil.rmtree(old, ignore_errors=True)
-        return final
+        """RLlib's checkpoint with the driver's state beside it (``train/rllib_checkpoint.py``)."""
+        driver = {
+            "config": json.dumps(self.config.to_dict()),
+            "league": self.league.get_state(),
+            "counters": counters.to_dict(),
+            "flags": {"env_runners": self.env_runners, "gpus": self.gpus},
+        }
+        return rllib_checkpoint.write_checkpoint(self.algo, driver, out)
 
     def restore(self, saved: run.Saved) -> None:
         """Continue the run saved in the checkpoint directory ``saved.path``."""
@@ -377,48 +287,6 @@ class RLlibTrainer:
             self.algo = None
         if ray is not None and ray.is_initialized():
             ray.shutdown()
-
-
-def read_checkpoint(path: Path) -> run.Saved:
-    """A ``checkpoint/`` directory written here, for ``--resume``."""
-    driver = path / DRIVER_STATE
-    if not driver.is_file():
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} has no {DRIVER_STATE}; --resume needs the "
-            "checkpoint/ directory written by train/rllib_ppo.py"
-        )
-    try:
-        data = torch.load(driver, map_location="cpu", weights_only=True)
-        counters = run.Counters.from_dict(data["counters"], data.get("evaluations"))
-        config = json.loads(data["config"])
-    except Exception as error:  # torch's own message would advise weights_only=False
-        raise CheckpointError(
-            f"checkpoint {str(path)!r} is not a checkpoint of this kit: its {DRIVER_STATE} is "
-            f"unreadable or foreign ({type(error).__name__}); --resume needs the checkpoint/ "
-            "directory written by train/rllib_ppo.py"
-        ) from None
-    return run.Saved(path, config, data.get("flags", {}), counters, data)
-
-
-def export_policy(checkpoint: str | Path, path: str | Path) -> None:
-    """Convert an RLlib checkpoint written by this trainer to a kit policy file."""
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
-    checkpoint = Path(checkpoint).resolve()
-    driver = checkpoint / DRIVER_STATE
-    module_dir = checkpoint / "learner_group" / "learner" / "rl_module" / "default_policy"
-    if not driver.is_file() or not module_dir.is_dir():
-        raise CheckpointError(
-            f"checkpoint {str(checkpoint)!r} is not a train/rllib_ppo.py checkpoint "
-            f"(no {DRIVER_STATE} or learner_group/learner/rl_module/default_policy)"
-        )
-    config = json.loads(torch.load(driver, map_location="cpu", weights_only=True)["config"])
-    module_class()
-    module = RLModule.from_checkpoint(str(module_dir))
-    rules = load_rules(config["rules"])
-    write_atomic(
-        path, policy_record(module.pi, config["hidden"], rules.to_dict(), [config["players"]])
-    )
 
 
 def measure(trainer: RLlibTrainer, seconds: float) -> dict[str, Any]:
@@ -465,7 +333,7 @@ SPEC = run.Spec(
     "locally or on a Ray cluster (--address).",
     checkpoint="runs/rllib/checkpoint",
     build=RLlibTrainer,
-    read_checkpoint=read_checkpoint,
+    read_checkpoint=rllib_checkpoint.read_checkpoint,
     outputs="checkpoint/, policy.pt, best.pt, evaluations.csv, summary.json, tb/",
     flags=(
         run.Flag(
@@ -508,25 +376,10 @@ SPEC = run.Spec(
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--export" in argv:
-        return _export(argv)
+        return rllib_checkpoint.export_command(argv, SPEC.prog)
     if any(arg == "--measure" or arg.startswith("--measure=") for arg in argv):
         return _measure(argv)
     return run.main(SPEC, argv)
-
-
-def _export(argv: list[str]) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog=SPEC.prog)
-    parser.add_argument("--export", nargs=2, required=True, metavar=("CHECKPOINT_DIR", "POLICY"))
-    args = parser.parse_args(argv)
-    try:
-        export_policy(*args.export)
-    except run.user_errors() as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(f"wrote {args.export[1]}")
-    return 0
 
 
 def _measure(argv: list[str]) -> int:
