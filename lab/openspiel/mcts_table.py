@@ -9,8 +9,9 @@ python_sto_odno game; its leaf values are random rollouts to the end of the roun
 by the round's points (below). ISMCTS samples the hidden cards from the seat's view with a
 resampler (the other hands and the stock dealt at random from the cards the seat cannot
 see, the sizes kept); MCTS searches the true state, so it sees the other hands: an upper
-reference, not a fair player. Prints the bot's share of won matches with a 95% Wilson
-interval, and its mean match reward.
+reference, not a fair player; ``random`` is OpenSpiel's uniformly random bot, the floor.
+Prints the bot's share of won matches with a 95% Wilson interval, and its mean match
+reward.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     p = wins / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class RoundRollouts(mcts.Evaluator):
@@ -163,7 +164,7 @@ def play_match(game, seats: list, deal: int) -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bot", choices=["ismcts", "mcts"], default="ismcts")
+    parser.add_argument("--bot", choices=["ismcts", "mcts", "random"], default="ismcts")
     parser.add_argument("--against", default="expert")
     parser.add_argument("--rules", default="classic")
     parser.add_argument("--players", type=int, default=2)
@@ -188,25 +189,28 @@ def main(argv: list[str] | None = None) -> int:
         )
         rng = np.random.default_rng(args.seed)
         bot.set_resampler(lambda state, seat: resample(state, seat, rng))
-    else:
+    elif args.bot == "mcts":
         bot = mcts.MCTSBot(
             game, 2.0, args.simulations, evaluator, random_state=random_state, solve=False
         )
+    else:  # the floor: OpenSpiel's uniformly random bot (made for its seat below)
+        bot = None
     opponent = agents.load(args.against, args.rules, 2)
     wins, rewards, matches = 0.0, [], 0
     start = time.time()
     for deal in range(args.seed, args.seed + args.deals):
         for bot_seat in (0, 1):
             seats = [opponent, opponent]
-            seats[bot_seat] = bot
+            seats[bot_seat] = bot or pyspiel.make_uniform_random_bot(bot_seat, deal)
             returns = play_match(game, seats, deal)
             reward = returns[bot_seat]
             rewards.append(reward)
             wins += 1.0 if reward > 0 else (0.5 if reward == 0 else 0.0)
             matches += 1
     low, high = wilson(wins, matches)
+    budget = "no search" if bot is None else f"{args.simulations} simulations"
     print(
-        f"{args.bot} ({args.simulations} simulations) vs {args.against}, {args.rules} 2p, "
+        f"{args.bot} ({budget}) vs {args.against}, {args.rules} 2p, "
         f"{args.deals} duplicate deals ({matches} matches): wins {wins / matches:.3f} "
         f"[{low:.3f}, {high:.3f}], mean reward {np.mean(rewards):+.3f}, "
         f"{time.time() - start:.0f} s"
