@@ -501,6 +501,12 @@ def print_report(report: dict) -> None:
         print(f"  95% CI: {', '.join(intervals)}")
     if report.get("against"):
         print(f"  ({report['against']}'s own seats are left out: they met other opponents)")
+    for name, stats in report.get("text_answers", {}).items():  # text:module:function agents
+        print(
+            f"\ntext agent {name}: {stats['prompts']} prompts for {stats['decisions']} "
+            f"decisions; {stats['refused']} answers refused (not a legal move), "
+            f"{stats['fallbacks']} decisions given the first legal move after the last refusal"
+        )
 
 
 def compared_rows(report: dict) -> list[dict]:
