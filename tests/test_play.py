@@ -294,7 +294,7 @@ def test_help_names_the_agents_of_the_registry():
     assert SHIPPED, "no policies shipped in sto_odno_env/bots/policies"
     for name in [*BOTS, *SHIPPED]:
         assert name in text, name
-    assert "ppo-classic-2p (classic, 2 players)" in text
+    assert "ppo-classic (classic, 2-6 players)" in text
     assert "numbered from 1" in text
 
 

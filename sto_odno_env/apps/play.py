@@ -310,25 +310,26 @@ def _counts(counts: list[int]) -> str:
 
 
 def agent_names() -> str:
-    """The agents ``--opponents`` takes, from the registry: the bots, then the shipped
-    policies with the rules and player count each was trained for."""
-    import yaml
+    """The agents ``--opponents`` takes, from the registry: the bots, the recommended
+    policy of each rule set, then the shipped policy files, with the rules and player
+    counts each plays (:mod:`sto_odno_env.bots.catalog`)."""
+    from ..bots import catalog
+    from ..bots.registry import BOTS  # the agents package depends on this one
 
-    from ..bots.registry import BOTS, SHIPPED  # the agents package depends on this one
-
-    shipped = []
-    for name, path in SHIPPED.items():
-        config = path.with_suffix(".yaml")
-        try:
-            data = yaml.safe_load(config.read_text(encoding="utf-8"))
-            counts = data.get("players_mix") or data["players"]
-            counts = counts if isinstance(counts, list) else [counts]
-            shipped.append(f"{name} ({data['rules']}, {_counts(counts)} players)")
-        except (OSError, yaml.YAMLError, TypeError, KeyError):
-            shipped.append(name)
+    recommended = [
+        f"{alias} ({rules}, {_counts(list(catalog.served_counts(alias)))} players)"
+        for alias, rules in catalog.aliases().items()
+    ]
+    files = [
+        f"{card.name} ({card.rules}, {_counts(list(card.players))} players)"
+        for card in catalog.policy_cards().values()
+    ]
     bots = ", ".join(name + ("[:samples=N,...]" if name == "rollout" else "") for name in BOTS)
-    policies = f"; trained policies: {', '.join(shipped)}" if shipped else ""
-    return f"bots: {bots}{policies}; or a checkpoint path (.pt, SB3 .zip)"
+    return (
+        f"bots: {bots}; the recommended trained policy of each rule set, the best measured "
+        f"at each count: {', '.join(recommended)}; a specific policy file: {', '.join(files)}; "
+        "or a checkpoint path (.pt, SB3 .zip)"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -338,8 +339,8 @@ def _parser() -> argparse.ArgumentParser:
         "Rounds and turns are numbered from 1 on screen.",
         epilog="examples:\n"
         "  python -m sto_odno_env.play --opponents expert --seed 7\n"
-        "  python -m sto_odno_env.play --opponents ppo-classic-2p --record match.jsonl\n"
-        "  python -m sto_odno_env.play --players 4 --opponents ppo-classic-4p\n"
+        "  python -m sto_odno_env.play --opponents ppo-classic --record match.jsonl\n"
+        "  python -m sto_odno_env.play --players 4 --opponents ppo-classic\n"
         "  python -m sto_odno_env.play --replay match.jsonl",
         formatter_class=cli.RawHelpFormatter,
     )
