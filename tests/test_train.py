@@ -687,22 +687,28 @@ def run_script(tree: Path, log: Path, script: str, *args: str, **env: str) -> li
     return log.read_text().splitlines()[len(before) :] if log.exists() else []
 
 
-def test_train_and_test_scripts_share_one_install_and_redo_it_only_when_its_inputs_change(
-    tmp_path,
-):
+def test_train_installs_what_training_needs_and_the_tests_add_the_rest_once(tmp_path):
     tree, log = fake_checkout(tmp_path)
     first = run_script(tree, log, "train.sh", "--minutes", "1")
     installs = [call for call in first if "pip install" in call]
-    assert installs[-1] == "python -m pip install -q -e .[dev,train,eval,bench,dist]"
+    # the train extra alone: torch, SB3, tqdm, TensorBoard; no Ray (dist), no OpenSpiel (bench)
+    assert installs[-1] == "python -m pip install -q -e .[train]"
     assert "python -m pip install -q torch==2.13.0" in installs
     assert first[-1] == "python train/ppo.py --minutes 1"
-    # the same install serves the tests and the next training run: no pip at all
+    assert run_script(tree, log, "train.sh") == ["python train/ppo.py"]  # nothing again
+    # the tests add the rest on top, once; then neither script installs
+    everything = "python -m pip install -q -e .[bench,dev,dist,eval,train]"
+    tests = [c for c in run_script(tree, log, "test.sh", "--quick") if "pip install -q -e" in c]
+    assert tests == [everything]
     assert not [c for c in run_script(tree, log, "test.sh", "--quick") if "pip" in c]
     assert run_script(tree, log, "train.sh") == ["python train/ppo.py"]
-    # a changed input (pyproject.toml, the extras) reinstalls, once
+    # a changed input (pyproject.toml) reinstalls once, keeping every extra installed
     (tree / "pyproject.toml").write_text((tree / "pyproject.toml").read_text() + "\n# changed\n")
-    assert [c for c in run_script(tree, log, "train.sh") if "pip install -q -e" in c]
+    assert [c for c in run_script(tree, log, "train.sh") if "pip install -q -e" in c] == [
+        everything
+    ]
     assert run_script(tree, log, "train.sh") == ["python train/ppo.py"]
-    again = run_script(tree, log, "setup.sh", EXTRAS="dev")
-    assert again[-1] == "python -m pip install -q -e .[dev]"
-    assert run_script(tree, log, "setup.sh", EXTRAS="dev") == []
+    assert run_script(tree, log, "setup.sh", EXTRAS="dev") == []  # installed already
+    again = run_script(tree, log, "setup.sh", EXTRAS="web")
+    assert again[-1] == "python -m pip install -q -e .[bench,dev,dist,eval,train,web]"
+    assert run_script(tree, log, "setup.sh", EXTRAS="web") == []
