@@ -448,6 +448,14 @@ def test_the_ladder_shows_the_win_rate_matrix_the_ratings_and_the_plots(client):
     assert mirror in page  # the pair read from the other side
     for agent in report["agents"]:
         assert f"{agent['openskill_mu']:.2f} ± {agent['openskill_sigma']:.2f}" in page
+    # Pairs of different opponents: no per-agent share beside the rating (it would rank
+    # an agent by whom it met); a table of all four shows its shares.
+    articles = page.split('<article class="result-file"')[1:]
+    pairs = next(a for a in articles if "classic-2p" in a)
+    table = next(a for a in articles if "classic-4p" in a)
+    assert "first place" not in pairs and "do not compare" in pairs
+    four = json.loads((LADDER / "classic-4p" / "results.json").read_text())
+    assert "first place" in table and f"{four['agents'][0]['first_rate']:.3f}" in table
     plots = re.findall(r'<img src="(/ladder/\d+/winrates.png)"', page)
     assert len(plots) == 2
     image = client.get(plots[0])
