@@ -311,3 +311,15 @@ def test_openspiels_bots_play_the_game(tmp_path):
         else:
             state.apply_action(bots[state.current_player()].step(state))
     assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+@pytest.mark.slow
+def test_openspiels_exact_best_response_walks_the_smallest_rule_set():
+    """lab/openspiel/micro.yaml, the smallest 101 the schema allows (one card each): the
+    whole tree walks, and nobody ever has a choice, so every policy's NashConv is 0."""
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import exploitability
+
+    micro = str(REPO / "lab" / "openspiel" / "micro.yaml")
+    game = pyspiel.load_game(osp.GAME_NAME, {"rules": micro, "players": 2})
+    assert exploitability.nash_conv(game, policy.UniformRandomPolicy(game)) == 0.0
