@@ -4,8 +4,14 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import signal
+import subprocess
+import time
 import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -104,3 +110,91 @@ def default_sigint() -> None:
     a worker that has run the notebook test has a SIGINT handler again). A user's Ctrl-C
     reaches a program whose SIGINT is at its default."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start(
+    command: Sequence[str], *, cwd: Path, env: dict[str, str] | None = None, **popen: object
+) -> subprocess.Popen[str]:
+    """``command`` as a real process with its output and errors piped as text, SIGINT at its
+    default (:func:`default_sigint`) and unbuffered output (so a test reads each line as it
+    is printed). ``env`` holds variables added to this process's environment."""
+    return subprocess.Popen(
+        list(command),
+        cwd=cwd,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+        **popen,  # type: ignore[arg-type]
+    )
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """How a process stopped by :func:`stop_when_ready` ended."""
+
+    returncode: int
+    read: str  # what ``ready`` read before the signal
+    stdout: str  # the rest of the output, after the signal
+    stderr: str  # the rest of the errors, after the signal
+    seconds: float  # from the signal to the exit
+
+
+def stop_when_ready(
+    command: Sequence[str],
+    signum: int,
+    ready: Callable[[subprocess.Popen[str]], str],
+    *,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    settle: float = 0.0,
+    timeout: float = 60,
+) -> Stopped:
+    """Start ``command`` (:func:`start`), let ``ready`` read from it (asserting what it
+    reads) until the moment to stop it, wait ``settle`` seconds more, send ``signum`` and
+    collect the rest. The process is killed if anything fails on the way."""
+    process = start(command, cwd=cwd, env=env)
+    try:
+        read = ready(process)
+        time.sleep(settle)
+        signalled = time.monotonic()
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=timeout)
+        seconds = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return Stopped(process.returncode, read, out, err, seconds)
+
+
+def lines_starting(
+    *prefixes: str, stream: str = "stderr"
+) -> Callable[[subprocess.Popen[str]], str]:
+    """A ``ready`` for :func:`stop_when_ready`: reads one line of the process's ``stream``
+    ("stdout" or "stderr") per prefix, asserting that each starts with its prefix (a prefix
+    ending in a newline is the whole line); returns the lines."""
+
+    def ready(process: subprocess.Popen[str]) -> str:
+        lines = ""
+        for prefix in prefixes:
+            line = getattr(process, stream).readline()
+            lines += line
+            assert line.startswith(prefix), lines
+        return lines
+
+    return ready
+
+
+def stop_name(signum: int) -> str:
+    """How a command's one stop line names ``signum``: Ctrl-C for SIGINT, else SIGTERM."""
+    return "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+
+
+def assert_stopped(stopped: Stopped) -> None:
+    """The stopped exit code (130) and no traceback in the output or the errors."""
+    assert stopped.returncode == 130, (
+        f"exit {stopped.returncode}\n{stopped.stdout}\n{stopped.stderr}"
+    )
+    assert "Traceback" not in stopped.stderr + stopped.stdout, stopped.stderr

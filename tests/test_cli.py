@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sto_odno_env.game import cli
-from tests.helpers import default_sigint
+from tests.helpers import Stopped, assert_stopped, lines_starting, stop_name, stop_when_ready
 
 # A command in miniature: writes a file inside a held block, then waits to be stopped.
 PROGRAM = textwrap.dedent(
@@ -40,38 +39,23 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def _run(tmp_path: Path, stop: int, hold: float) -> tuple[subprocess.CompletedProcess, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-c", PROGRAM, str(tmp_path), str(hold)],
-        cwd=Path(__file__).resolve().parents[1],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
-    try:
-        assert process.stdout is not None
-        first = process.stdout.readline()
-        assert first == "writing\n", first
-        process.send_signal(stop)
-        out, err = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    return process, first + out + err
+def _run(tmp_path: Path, stop: int, hold: float) -> tuple[Stopped, str]:
+    command = [sys.executable, "-c", PROGRAM, str(tmp_path), str(hold)]
+    writing = lines_starting("writing\n", stream="stdout")
+    run = stop_when_ready(command, stop, writing, cwd=Path(__file__).resolve().parents[1])
+    return run, run.read + run.stdout + run.stderr
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_stops_after_the_held_block_with_one_line_and_130(
     tmp_path: Path, stop: int
 ) -> None:
-    process, text = _run(tmp_path, stop, hold=1.0)
-    assert process.returncode == cli.EXIT_STOPPED == 130, text
-    name = "Ctrl-C" if stop == signal.SIGINT else "SIGTERM"
+    run, text = _run(tmp_path, stop, hold=1.0)
+    assert run.returncode == cli.EXIT_STOPPED == 130, text
+    assert_stopped(run)
     # The held block finished (the file is whole) and the stop came right after it.
-    assert "waiting" not in text and "Traceback" not in text, text
-    assert text.endswith(f"mini: stopped by {name}: done.txt kept\n"), text
+    assert "waiting" not in text, text
+    assert text.endswith(f"mini: stopped by {stop_name(stop)}: done.txt kept\n"), text
     assert (tmp_path / "done.txt").read_text() == "whole"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["done.txt"]
 

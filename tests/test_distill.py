@@ -6,14 +6,12 @@ policy that loads at the student's counts and plays legal moves; bad input is re
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from subprocess import Popen
 
 import numpy as np
 import pytest
@@ -21,7 +19,7 @@ import pytest
 pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
 
 import torch
-from helpers import default_sigint
+from helpers import Stopped, assert_stopped, stop_name, stop_when_ready
 
 from agents import load
 from sto_odno_env.bots.checkpoint import build_network, read
@@ -264,25 +262,12 @@ def test_a_bad_number_is_refused_by_the_parser(tmp_path, capsys, argv, allowed):
     assert allowed in capsys.readouterr().err
 
 
-def stop_distill(argv: list[str], signum: int, ready: Callable[[IO[str]], None]) -> tuple[int, str]:
+def stop_distill(argv: list[str], signum: int, ready: Callable[[Popen[str]], str]) -> Stopped:
     """Run ``python train/distill.py ARGV``, wait for ``ready`` (reading its output), send
-    ``signum``; its exit code and errors."""
+    ``signum``: how it ended."""
     script = Path(distill.__file__)
-    process = subprocess.Popen(
-        [sys.executable, str(script), *argv], cwd=script.parent.parent, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        preexec_fn=default_sigint,
-    )  # fmt: skip
-    try:
-        assert process.stdout is not None
-        ready(process.stdout)
-        process.send_signal(signum)
-        _, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    return process.returncode, err
+    command = [sys.executable, str(script), *argv]
+    return stop_when_ready(command, signum, ready, cwd=script.parents[1])
 
 
 @pytest.mark.slow
@@ -290,15 +275,15 @@ def stop_distill(argv: list[str], signum: int, ready: Callable[[IO[str]], None])
 def test_a_stop_leaves_no_traceback_and_no_file(tmp_path, stop):
     out = tmp_path / "run"
 
-    def labelling(output: IO[str]) -> None:
-        assert "labelling 10000000 positions" in output.readline()
+    def labelling(process: Popen[str]) -> str:
+        line = process.stdout.readline()
+        assert "labelling 10000000 positions" in line, line
+        return line
 
     argv = ["--policy", MIX, "--players", "3", "--decisions", "10000000", "--out", str(out)]
-    code, err = stop_distill(argv, stop, labelling)
-    assert code == 130, err
-    assert "Traceback" not in err and err.strip().endswith(
-        "stopped by " + ("Ctrl-C" if stop == signal.SIGINT else "SIGTERM") + ": nothing written"
-    )
+    run = stop_distill(argv, stop, labelling)
+    assert_stopped(run)
+    assert run.stderr.strip().endswith(f"stopped by {stop_name(stop)}: nothing written")
     assert not out.exists()
 
 
@@ -317,18 +302,19 @@ def test_an_out_folder_holding_another_distillation_is_refused(tmp_path, capsys)
 def test_a_stop_during_the_fit_keeps_the_positions_labelled_as_a_partial_result(tmp_path):
     out = tmp_path / "run"
 
-    def fitting(output: IO[str]) -> None:
-        output.readline()  # labelling ...
-        assert "positions in" in output.readline()  # labelled
+    def fitting(process: Popen[str]) -> str:
+        lines = process.stdout.readline() + process.stdout.readline()  # labelling, labelled
+        assert "positions in" in lines, lines
         deadline = time.monotonic() + 60
         while not (out / "positions.npz").exists() and time.monotonic() < deadline:
             time.sleep(0.1)  # written whole (renamed into place): the fit begins
+        return lines
 
     argv = ["--policy", MIX, "--players", "3", "--teacher", "expert", "--decisions", "2000",
             "--epochs", "1000000", "--out", str(out)]  # fmt: skip
-    code, err = stop_distill(argv, signal.SIGINT, fitting)
-    assert code == 130 and "Traceback" not in err, err
-    assert err.strip() == (
+    run = stop_distill(argv, signal.SIGINT, fitting)
+    assert_stopped(run)
+    assert run.stderr.strip() == (
         f"python train/distill.py: stopped by Ctrl-C: partial result: {out / 'positions.npz'} "
         f"is kept (the labelled positions; fit them with --positions {out / 'positions.npz'}); "
         "policy.pt not written"

@@ -23,13 +23,12 @@ import struct
 import subprocess
 import sys
 import termios
-import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import default_sigint, needs
+from helpers import Stopped, assert_stopped, needs, stop_name, stop_when_ready
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -706,6 +705,22 @@ def test_an_agent_with_several_parameters_plays_from_the_command_line(capsys):
 # --- stopping and progress off a terminal ----------------------------------------------------
 
 
+def stop_evaluation(out: Path, signum: int, *extra: str, settle: float) -> Stopped:
+    """``agents.evaluate`` playing expert against random into ``out``, stopped by ``signum``
+    ``settle`` seconds after it says it is playing (the matches under way)."""
+
+    def playing(process: subprocess.Popen[str]) -> str:
+        first = process.stderr.readline()
+        assert first.startswith("playing 2000000 matches (expert, random"), first
+        assert out.is_dir()  # made at the start, so that a bad path fails at once
+        return first
+
+    command = [sys.executable, "-m", "agents.evaluate", "--agents", "expert,random"]
+    command += ["--matches", "2000000", "--batch", "64", "--out", str(out), *extra]
+    env = {"PYTHONPATH": str(ROOT)}
+    return stop_when_ready(command, signum, playing, cwd=ROOT, env=env, settle=settle)
+
+
 @pytest.mark.slow  # a command in a subprocess
 @needs("openskill", "matplotlib")
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
@@ -713,37 +728,14 @@ def test_a_stop_during_the_matches_says_so_in_one_line_and_leaves_no_folder(tmp_
     """Ctrl-C or SIGTERM while the matches are played: exit 130, one line saying how many
     were played and that nothing was written, no traceback, and no --out folder (nor the
     parent it made). Progress off a terminal is plain lines, never ``\\r``-joined."""
-    out = tmp_path / "runs" / "evalint"
-    command = [sys.executable, "-m", "agents.evaluate", "--agents", "expert,random"]
-    command += ["--matches", "2000000", "--batch", "64", "--out", str(out)]
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
-    try:
-        assert process.stderr is not None
-        first = process.stderr.readline()
-        assert first.startswith("playing 2000000 matches (expert, random"), first
-        assert out.is_dir()  # made at the start, so that a bad path fails at once
-        time.sleep(1.5)  # matches under way
-        process.send_signal(stop)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    name = "Ctrl-C" if stop == signal.SIGINT else "SIGTERM"
-    assert process.returncode == 130, stderr
-    assert "Traceback" not in stderr and "\r" not in stderr, stderr
+    run = stop_evaluation(tmp_path / "runs" / "evalint", stop, settle=1.5)
+    assert_stopped(run)
+    assert "\r" not in run.stderr, run.stderr
     assert re.fullmatch(
-        rf"stopped by {name}: \d+ of 2000000 matches played; nothing written\n", stderr
-    ), stderr
-    assert stdout == ""
+        rf"stopped by {stop_name(stop)}: \d+ of 2000000 matches played; nothing written\n",
+        run.stderr,
+    ), run.stderr
+    assert run.stdout == ""
     assert list(tmp_path.iterdir()) == []  # neither evalint/ nor the runs/ it made
 
 
@@ -753,27 +745,8 @@ def test_a_stop_keeps_a_folder_that_was_there_before(tmp_path):
     out = tmp_path / "eval"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    command = [sys.executable, "-m", "agents.evaluate", "--agents", "expert,random"]
-    command += ["--matches", "2000000", "--batch", "64", "--out", str(out), "--no-progress"]
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        assert process.stderr.readline().startswith("playing")
-        time.sleep(1.0)
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 130 and "nothing written" in stderr, stderr
+    run = stop_evaluation(out, signal.SIGTERM, "--no-progress", settle=1.0)
+    assert run.returncode == 130 and "nothing written" in run.stderr, run.stderr
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
 
 

@@ -5,13 +5,11 @@ exits 130 without a traceback."""
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from helpers import default_sigint
+from helpers import assert_stopped, lines_starting, stop_name, stop_when_ready
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -24,28 +22,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_a_stop_mid_run_says_what_was_measured_in_one_line(stop: int) -> None:
     command = [sys.executable, "scripts/web_load.py", "--games", "2", "--seconds", "2"]
     command += ["--repeat", "3", "--agents", "random", "--think", "0.1"]
-    process = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
-    try:
-        assert process.stdout is not None
-        lines = [process.stdout.readline() for _ in range(3)]  # settings, header, run 1
-        assert lines[1].startswith("agent (run)") and lines[2].startswith("random (1)"), lines
-        time.sleep(0.5)  # into run 2
-        started = time.monotonic()
-        process.send_signal(stop)
-        out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert time.monotonic() - started < 10  # the clients and the server stop at once
-    name = "Ctrl-C" if stop == signal.SIGINT else "SIGTERM"
-    assert process.returncode == 130, err
-    assert err == f"stopped by {name}: 1 of 3 runs measured; their rows are above\n", err
-    assert "random (2)" not in out  # a run cut short is not reported as measured
+
+    # the settings, the table's header and run 1's row
+    run_one_measured = lines_starting("", "agent (run)", "random (1)", stream="stdout")
+    run = stop_when_ready(command, stop, run_one_measured, cwd=ROOT, settle=0.5)  # into run 2
+    assert run.seconds < 10  # the clients and the server stop at once
+    assert_stopped(run)
+    message = "1 of 3 runs measured; their rows are above"
+    assert run.stderr == f"stopped by {stop_name(stop)}: {message}\n", run.stderr
+    assert "random (2)" not in run.stdout  # a run cut short is not reported as measured

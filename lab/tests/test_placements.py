@@ -8,12 +8,11 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import default_sigint
+from helpers import assert_stopped, lines_starting, stop_name, stop_when_ready
 
 from agents.arena import play
 from agents.evaluate import duplicate_schedule
@@ -106,23 +105,11 @@ def test_the_table_prints_a_row_per_agent():
 @pytest.mark.slow  # a command in a subprocess
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_says_so_in_one_line_and_exits_130(stop):
-    process = subprocess.Popen(
-        [sys.executable, str(SCRIPT), "--agent", "greedy", "--deals", "200000"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
+    command = [sys.executable, str(SCRIPT), "--agent", "greedy", "--deals", "200000"]
+    run = stop_when_ready(
+        command, stop, lines_starting("playing"), cwd=SCRIPT.parents[2], settle=0.5
     )
-    try:
-        assert process.stderr.readline().startswith("playing")
-        time.sleep(0.5)
-        process.send_signal(stop)
-        out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    name = "Ctrl-C" if stop == signal.SIGINT else "SIGTERM"
-    assert process.returncode == 130, err
-    assert err == f"stopped by {name}: no table printed (the deals are measured together)\n"
-    assert out == ""
+    assert_stopped(run)
+    message = "no table printed (the deals are measured together)"
+    assert run.stderr == f"stopped by {stop_name(stop)}: {message}\n", run.stderr
+    assert run.stdout == ""

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import importlib.util
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from helpers import default_sigint, needs
+from helpers import assert_stopped, lines_starting, needs, stop_name, stop_when_ready
 
 SCRIPT = Path(__file__).resolve().parents[2] / "lab" / "tools" / "search_timing.py"
 
@@ -44,25 +42,10 @@ def test_a_bad_agent_is_refused_naming_what_is_allowed(capsys):
 @needs("torch")
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_prints_the_partial_table_and_one_line(stop):
-    process = subprocess.Popen(
-        [sys.executable, str(SCRIPT), "--agents", "expert", "--matches", "100000"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
-    try:
-        assert process.stderr.readline() == "timing expert\n"
-        time.sleep(1.0)
-        process.send_signal(stop)
-        out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    name = "Ctrl-C" if stop == signal.SIGINT else "SIGTERM"
-    assert process.returncode == 130, err
-    assert (
-        err == f"stopped by {name}: the table above holds the decisions timed before it (partial)\n"
-    ), err
-    assert "| `expert` |" in out
+    command = [sys.executable, str(SCRIPT), "--agents", "expert", "--matches", "100000"]
+    timing = lines_starting("timing expert\n")
+    run = stop_when_ready(command, stop, timing, cwd=SCRIPT.parents[2], settle=1.0)
+    assert_stopped(run)
+    message = "the table above holds the decisions timed before it (partial)"
+    assert run.stderr == f"stopped by {stop_name(stop)}: {message}\n", run.stderr
+    assert "| `expert` |" in run.stdout

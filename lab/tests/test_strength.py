@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shlex
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from helpers import default_sigint, needs
+from helpers import assert_stopped, lines_starting, needs, stop_when_ready
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "lab" / "tools" / "strength.py"
@@ -232,32 +230,11 @@ def test_a_stop_keeps_the_file_whole_without_a_traceback(tmp_path: Path, stop: i
     before = table.read_bytes()
     argv = [sys.executable, str(SCRIPT), "measure", "--policies", "ppo-classic-2p-long"]
     argv += ["--against", "expert", "--matches", "200000", "--json", str(table)]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        argv,
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=default_sigint,
-    )
-    try:
-        assert process.stderr is not None
-        first = process.stderr.readline()  # the row's start line
-        assert first.startswith("[1/1] ppo-classic-2p-long"), first
-        # Stop once the matches are under way (the agents are loaded).
-        playing = process.stderr.readline()
-        assert playing.startswith("playing 200000 matches"), playing
-        time.sleep(1.0)
-        process.send_signal(stop)
-        out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 130, (out, err)
-    assert "Traceback" not in err and "0 of 1 rows measured" in err, err
+    # the row's start line, then the matches under way (the agents are loaded)
+    playing = lines_starting("[1/1] ppo-classic-2p-long", "playing 200000 matches")
+    run = stop_when_ready(argv, stop, playing, cwd=tmp_path, settle=1.0)
+    assert_stopped(run)
+    assert "0 of 1 rows measured" in run.stderr, run.stderr
     assert table.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["strength.json"]
 

@@ -8,14 +8,13 @@ import json
 import os
 import queue
 import signal
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
 import torch
-from helpers import default_sigint
+from helpers import start
 
 from train import ppo, run
 
@@ -65,17 +64,8 @@ class TrainerProcess:
     """``python SCRIPT ARGV`` in its own process group, its output read as it comes."""
 
     def __init__(self, argv: list[str], script: str = "train/ppo.py"):
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen(
-            [sys.executable, script, *argv],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-            preexec_fn=default_sigint,
-        )
+        command = [sys.executable, script, *argv]
+        self.process = start(command, cwd=ROOT, start_new_session=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
