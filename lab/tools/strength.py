@@ -41,6 +41,7 @@ import json
 import shlex
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,22 @@ def _names(text: str) -> list[str]:
     return list(dict.fromkeys(item.strip() for item in text.split(",") if item.strip()))
 
 
+def _chosen(text: str, option: str, allowed: Iterable[str], unknown: str) -> list[str]:
+    """The comma-separated names of ``text`` (the value of ``option``), each one of
+    ``allowed``; a :class:`StrengthError` when there is none, or ``unknown`` (its ``{}`` the
+    names not allowed) followed by the allowed names."""
+    allowed = list(allowed)
+    names = _names(text)
+    if not names:
+        raise StrengthError(f"{option} is empty; allowed: {', '.join(allowed)}")
+    strange = [name for name in names if name not in allowed]
+    if strange:
+        raise StrengthError(
+            f"{unknown.format(', '.join(map(repr, strange)))}: {', '.join(allowed)}"
+        )
+    return names
+
+
 def plan(
     policies: str | None, players: str | None, against: str, matches: int
 ) -> list[tuple[str, str, int, str, int]]:
@@ -115,23 +132,12 @@ def plan(
     from sto_odno_env.bots.registry import BOTS, shipped_policies
 
     shipped = shipped_policies()
-    names = _names(policies) if policies is not None else list(shipped)
-    if not names:
-        raise StrengthError(f"--policies is empty; allowed: {', '.join(shipped)}")
-    unknown = [name for name in names if name not in shipped]
-    if unknown:
-        raise StrengthError(
-            f"unknown policy {', '.join(map(repr, unknown))}; allowed (the shipped "
-            f"policies): {', '.join(shipped)}"
+    names = list(shipped)
+    if policies is not None:
+        names = _chosen(
+            policies, "--policies", shipped, "unknown policy {}; allowed (the shipped policies)"
         )
-    bots = _names(against)
-    if not bots:
-        raise StrengthError(f"--against is empty; allowed: {', '.join(BOTS)}")
-    strange = [bot for bot in bots if bot not in BOTS]
-    if strange:
-        raise StrengthError(
-            f"unknown bot {', '.join(map(repr, strange))} in --against; allowed: {', '.join(BOTS)}"
-        )
+    bots = _chosen(against, "--against", BOTS, "unknown bot {} in --against; allowed")
     counts = None
     if players is not None:
         counts = []
