@@ -1,7 +1,8 @@
 """The OpenSpiel game ``python_sto_odno`` (sto_odno_env.interop.openspiel, docs/openspiel.md).
 
 OpenSpiel's own random-simulation checks for every preset at every player count it allows
-(on a copy with a low target in the quick tier, the presets as shipped in the slow one);
+(on a copy with a low target in the quick tier, the presets as shipped in the slow one,
+both at every count);
 the chance nodes' exact distributions; what an observation may not show; and the record
 round trips: a match played here replays in the kit, and every golden kit record replays
 here to the same end.
@@ -84,11 +85,11 @@ def test_openspiel_random_simulation_checks_pass_on_short_matches(tmp_path, pres
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", PRESETS)
-def test_openspiel_random_simulation_checks_pass_on_the_presets(preset):
-    """Whole matches of the presets as shipped, at two players (every count runs above on
-    shorter matches; OpenSpiel's simulation is seeded, so this takes the same time each run)."""
-    game = pyspiel.load_game(osp.GAME_NAME, {"rules": preset, "players": 2})
+@pytest.mark.parametrize(("preset", "players"), COUNTS)
+def test_openspiel_random_simulation_checks_pass_on_the_presets(preset, players):
+    """Whole matches of the presets as shipped, at every count each allows (OpenSpiel's
+    simulation is seeded, so this takes the same time each run: seconds a table here)."""
+    game = pyspiel.load_game(osp.GAME_NAME, {"rules": preset, "players": players})
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
