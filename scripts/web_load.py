@@ -28,7 +28,6 @@ import http.client
 import json
 import os
 import random
-import signal
 import socket
 import statistics
 import subprocess
@@ -211,14 +210,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 return 1 if measure(args, agents, port, server, log, done) else 0
             finally:
-                # SIGTERM, not SIGINT: a script started in the background hands its
-                # children SIGINT ignored, and the server would never stop
-                server.send_signal(signal.SIGTERM)
-                try:
-                    server.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-                    server.wait()
+                cli.stop_child(server)
     except cli.Stopped as stop:
         total = len(agents) * args.repeat
         kept = "their rows are above" if done else "nothing to show"

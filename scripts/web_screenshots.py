@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +20,11 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(ROOT))
+
+from sto_odno_env.game import cli  # noqa: E402
+
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -97,13 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             page.locator("#result-0").screenshot(path=str(out / "ladder.png"))
             browser.close()
     finally:
-        # SIGTERM, not SIGINT: a script started in the background hands its children
-        # SIGINT ignored, and the server would never stop
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        cli.stop_child(server)
     for name in ("new-game", "table", "match-over", "replay", "ladder"):
         print(out / f"{name}.png")
     return 0

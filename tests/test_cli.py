@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -83,3 +84,18 @@ def test_atomic_open_leaves_the_old_file_when_the_block_is_stopped(tmp_path: Pat
         raise cli.Stopped(signal.SIGINT)
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
+def test_stop_child_ends_a_child_with_sigterm_and_kills_one_that_ignores_it():
+    polite = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    started = time.monotonic()
+    cli.stop_child(polite, timeout=10)
+    assert polite.returncode == -signal.SIGTERM and time.monotonic() - started < 10
+    stubborn = subprocess.Popen(
+        [sys.executable, "-c", "import signal, sys, time\n"
+         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint(flush=True)\ntime.sleep(60)"],
+        stdout=subprocess.PIPE,
+    )  # fmt: skip
+    assert stubborn.stdout is not None and stubborn.stdout.readline() == b"\n"  # ignoring now
+    cli.stop_child(stubborn, timeout=0.5)
+    assert stubborn.returncode == -signal.SIGKILL

@@ -19,7 +19,10 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, NoReturn, ParamSpec
+from typing import IO, TYPE_CHECKING, NoReturn, ParamSpec
+
+if TYPE_CHECKING:
+    import subprocess
 
 _P = ParamSpec("_P")
 BROKEN_PIPE = 141  # 128 + SIGPIPE: the status a shell shows for a writer whose reader left
@@ -307,6 +310,22 @@ def stopped(stop: BaseException, outcome: str, prog: str | None = None) -> int:
     prefix = f"{prog}: " if prog else ""
     print(f"{prefix}stopped by {how}: {outcome}", file=sys.stderr, flush=True)
     return EXIT_STOPPED
+
+
+def stop_child(process: subprocess.Popen, timeout: float = 30.0) -> None:
+    """Stop a child process this command started (a server for a load test or pictures):
+    SIGTERM, then kill it if it has not ended within ``timeout`` seconds.
+
+    SIGTERM, not SIGINT: a script started in the background hands its children SIGINT
+    ignored, and the child would never stop."""
+    import subprocess
+
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def sigterm_raises(exception: type[BaseException] = KeyboardInterrupt):
