@@ -386,10 +386,17 @@ def _spans(choices: dict[int, str]) -> list[tuple[list[int], str]]:
     return spans
 
 
+def _figure(players: int, row: dict[str, Any] | None) -> str:
+    """``4p 0.353 / 0.250``: a count's rate against experts beside its par."""
+    rate = "not measured" if row is None else _rate(row.get("rate"))
+    return f"{players}p {rate} / {1 / players:.3f}"
+
+
 def which_policy_table(rows: list[dict[str, Any]]) -> str:
     """The README's table: per rule set and run of counts, the name to load, the file it
-    plays, and what it takes against tables of ``expert``."""
-    from sto_odno_env.bots.catalog import index, rule_set_alias
+    plays, and what it takes against tables of ``expert``; then the ``search`` bot where
+    rows measure it."""
+    from sto_odno_env.bots.catalog import count_span, index, rule_set_alias
 
     versus = {(row["policy"], row["players"]): row for row in rows if row["against"] == "expert"}
     lines = [
@@ -398,37 +405,31 @@ def which_policy_table(rows: list[dict[str, Any]]) -> str:
     ]
     for rules, choices in index().recommended.items():
         for counts, name in _spans(choices):
-            span = f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
-            figures = []
-            for players in counts:
-                row = versus.get((name, players))
-                rate = "not measured" if row is None else f"{_rate(row.get('rate'))}"
-                figures.append(f"{players}p {rate} / {1 / players:.3f}")
+            figures = "; ".join(_figure(players, versus.get((name, players))) for players in counts)
             lines.append(
-                f"| {rules} | {span} | `{rule_set_alias(rules)}` | `{name}` | "
-                f"{'; '.join(figures)} |"
+                f"| {rules} | {count_span(counts)} | `{rule_set_alias(rules)}` | `{name}` | "
+                f"{figures} |"
             )
         searched = sorted(
-            (row for row in rows if row["policy"] == "search" and row["rules"] == rules),
+            (
+                row
+                for row in rows
+                if (row["policy"], row["rules"], row["against"]) == ("search", rules, "expert")
+            ),
             key=lambda row: row["players"],
         )
-        searched = [row for row in searched if row["against"] == "expert"]
         if searched:
             counts = [row["players"] for row in searched]
-            span = f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
             timed = [row for row in searched if row.get("ms_per_decision")]
             time = (
-                f", {timed[0]['ms_per_decision']:g} ms a decision at {timed[0]['players']}p"
+                f"{timed[0]['ms_per_decision']:g} ms a decision at {timed[0]['players']}p"
                 if timed
-                else ""
+                else "time not measured"
             )
-            figures = [
-                f"{row['players']}p {_rate(row.get('rate'))} / {1 / row['players']:.3f}"
-                for row in searched
-            ]
+            figures = "; ".join(_figure(row["players"], row) for row in searched)
             lines.append(
-                f"| {rules} | {span} | `search` | a search bot rolling out the {rules} policies "
-                f"({time.lstrip(', ') or 'time not measured'}) | {'; '.join(figures)} |"
+                f"| {rules} | {count_span(counts)} | `search` | a search bot rolling out the "
+                f"{rules} policies ({time}) | {figures} |"
             )
     return "\n".join(lines) + "\n"
 

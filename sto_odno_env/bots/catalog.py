@@ -155,23 +155,10 @@ def served_counts(name: str) -> tuple[int, ...]:
     return card.players if card else ()
 
 
-def served_rules(name: str) -> str | None:
-    """The rule set a policy name (alias or file) plays, or ``None`` for other names."""
-    rules = aliases().get(name)
-    if rules is not None:
-        return rules
-    card = policy_cards().get(name)
-    return card.rules if card else None
-
-
-def resolve(name: str, players: int | None) -> str | None:
-    """The shipped file a policy name loads at ``players``: an alias's recommended file, a
-    file's own name; ``None`` when ``name`` is neither or the alias does not serve
-    ``players``."""
-    rules = aliases().get(name)
-    if rules is None:
-        return name if name in policy_cards() else None
-    return None if players is None else recommended(rules, players)
+def count_span(counts: tuple[int, ...] | list[int]) -> str:
+    """Player counts as people read them: ``2–6`` for several (the counts the index
+    serves are a run), ``6`` for one."""
+    return f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
 
 
 def search_default(rules: Rules | str, players: int | None) -> SearchDefault | None:

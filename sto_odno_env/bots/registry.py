@@ -111,8 +111,9 @@ def load(
             return load_checkpoint(name, rules, players)
         except CheckpointError as error:
             raise AgentError(str(error)) from None
+    known = dict.fromkeys([*BOTS, *catalog.aliases(), *SHIPPED])  # ppo-yard is both
     raise AgentError(
-        f"unknown agent {name!r}; allowed: {', '.join([*BOTS, *catalog.aliases(), *SHIPPED])} "
+        f"unknown agent {name!r}; allowed: {', '.join(known)} "
         "(rollout:samples=N,horizon=N,margin=X; search:samples=N,...,policy=NAME) or a "
         "checkpoint path (.pt policy file or "
         "SB3 .zip)"
@@ -125,14 +126,13 @@ def _shipped_file(name: str, rules: Rules, players: int | None) -> str:
     alias_rules = catalog.aliases().get(name)
     if alias_rules is None:
         return name
-    counts = catalog.served_counts(name)
-    span = f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
+    span = catalog.count_span(catalog.served_counts(name))
     if players is None:
         raise AgentError(
             f"agent {name!r} is the recommended {alias_rules} policy of each player count: "
             f"give the player count ({span})"
         )
-    chosen = catalog.resolve(name, players)
+    chosen = catalog.recommended(alias_rules, players)
     if chosen is None:
         raise AgentError(
             f"agent {name!r} plays {alias_rules} at {span} players, not {players}; no shipped "

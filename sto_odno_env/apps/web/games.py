@@ -20,6 +20,7 @@ from typing import Any
 
 from cachetools import LRUCache, TTLCache
 
+from ...bots import catalog
 from ...bots.policy import BasePolicy
 from ...game.rules import PRESETS, Rules, RulesError, load_rules
 from .match import WebMatch
@@ -49,15 +50,10 @@ class AgentInfo:
     card: str = ""  # ... and what it is (the index's model card)
 
 
-def _span(counts: Sequence[int]) -> str:
-    return f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
-
-
 def offered_agents() -> list[AgentInfo]:
     """The bots, then each rule set's recommended policy (``ppo-classic``, ...), then the
     shipped policy files, labelled with the rule set and player counts they serve (from
     the policy index, :mod:`sto_odno_env.bots.catalog`)."""
-    from ...bots import catalog
     from ...bots.registry import BOTS
 
     offered = [AgentInfo(name, name) for name in BOTS]
@@ -66,22 +62,16 @@ def offered_agents() -> list[AgentInfo]:
         by_file: dict[str, list[int]] = {}
         for players, name in catalog.index().recommended[rules].items():
             by_file.setdefault(name, []).append(players)
-        files = "; ".join(f"{_span(n)} players: {name}" for name, n in by_file.items())
-        label = f"{alias}: the recommended {rules} policy, {_span(counts)} players"
+        files = "; ".join(f"{catalog.count_span(n)} players: {name}" for name, n in by_file.items())
+        label = f"{alias}: the recommended {rules} policy, {catalog.count_span(counts)} players"
         card = f"the {rules} policy measured best at each player count ({files})"
         offered.append(AgentInfo(alias, label, "recommended", rules, counts, card))
     for name, card in catalog.policy_cards().items():
         if name in catalog.aliases():  # ppo-yard: the rule set's one file, already offered
             continue
-        label = f"{name}: policy file, {card.rules}, {_span(card.players)} players"
+        label = f"{name}: policy file, {card.rules}, {catalog.count_span(card.players)} players"
         offered.append(AgentInfo(name, label, "policy", card.rules, card.players, card.card))
     return offered
-
-
-def _rule_keys(rules: Rules) -> dict[str, Any]:
-    keys = rules.to_dict()
-    keys.pop("name", None)  # a variant that changes nothing but its name plays alike
-    return keys
 
 
 class Catalog:
@@ -118,11 +108,13 @@ class Catalog:
         for a bot (any table)."""
         if agent.rules is None:
             return None
-        trained = _rule_keys(load_rules(agent.rules))
+        from ...bots.checkpoint import plays_alike
+
+        trained = load_rules(agent.rules)
         return {
             key: [n for n in agent.players if n in range(rules.players[0], rules.players[1] + 1)]
             for key, rules in self.rules.items()
-            if _rule_keys(rules) == trained
+            if plays_alike(trained, rules)
         }
 
     def rule_set(self, key: str) -> Rules:
@@ -151,8 +143,9 @@ class Catalog:
             return
         agent = self.agents[self.agent_names.index(name)]
         allowed = [a for a in self.agent_names if self.fits(a, rules_key, players)]
+        span = catalog.count_span(agent.players)
         raise RequestError(
-            f"{role} {name!r} plays {agent.rules} at {_span(agent.players)} players, not "
+            f"{role} {name!r} plays {agent.rules} at {span} players, not "
             f"{rules_key} at {players}; allowed there: {', '.join(allowed)}"
         )
 
