@@ -48,7 +48,7 @@ from ..views.screen import (
 )
 from ..views.text import HELP, TextActionError, opens_turn, parse_move, rules_reminder
 
-INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
+INTERRUPTED = cli.EXIT_STOPPED  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
 TERMINATED = 128 + signal.SIGTERM  # ... and by SIGTERM (kill)
 
 
