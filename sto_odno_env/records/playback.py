@@ -237,9 +237,10 @@ def with_draws(
     return result
 
 
-class _ForcedTrace(engine.Trace):
+class ForcedTrace(engine.Trace):
     """The record of a match stepped one decision at a time: the caller says whether the
-    decision it steps is forced (one legal action), as the record marks it."""
+    decision it steps is forced (one legal action), as the record marks it (docs/rules.md
+    §10)."""
 
     forced = False
 
@@ -263,7 +264,7 @@ class SteppedMatch:
     """
 
     def __init__(self, rules: Rules | str, players: int, seed: int):
-        self.trace = _ForcedTrace(1)
+        self.trace = ForcedTrace(1)
         self.chance = DealWatch()
         self.state = engine.init(
             load_rules(rules),

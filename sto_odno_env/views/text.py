@@ -28,17 +28,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
+from ..game import cards
 from ..game.cards import (
     ALL_RANK_NAMES,
     DECK36,
-    PHASE_AFTER_DRAW,
-    PHASE_CALL,
-    PHASE_COVER,
-    PHASE_DONE,
-    PHASE_NAMES,
-    PHASE_ORDER,
-    PHASE_PLAY,
-    PHASE_RESPOND,
     SUIT_LETTERS,
     SUIT_SYMBOLS,
     Deck,
@@ -136,8 +129,8 @@ class Plain:
 
     def hand(self, bits: int, highlight: int = 0) -> str:
         """The cards of a card mask; cards in ``highlight`` (a mask) stand out."""
-        cards = [c for c in range(self.deck.cards) if bits >> c & 1]
-        return " ".join(self.card(c, strong=bool(highlight >> c & 1)) for c in cards) or "-"
+        held = [c for c in range(self.deck.cards) if bits >> c & 1]
+        return " ".join(self.card(c, strong=bool(highlight >> c & 1)) for c in held) or "-"
 
     def action(self, action: int, state: State | None = None, game: int = 0) -> str:
         """An action as :func:`action_text` names it, with what it means in the decision
@@ -147,7 +140,7 @@ class Plain:
         deck = self.deck
         phase = None if state is None else int(state.phase[game])
         if action < deck.cards:
-            verb = "cover" if phase == PHASE_COVER else "play"
+            verb = "cover" if phase == cards.PHASE_COVER else "play"
             text = f"{verb} {self.card(action)}"
         elif deck.order_base <= action < deck.draw:
             text = "order " + self.suit(action - deck.order_base)
@@ -174,7 +167,7 @@ def action_text(action: int, state: State | None = None, game: int = 0) -> str:
     just played), ``order ♥``, ``draw``, ``pass``, ``call``. Without a state, the
     36-card deck's names and ``play`` for every card."""
     deck = DECK36 if state is None else state.tables.deck
-    if state is not None and action < deck.cards and int(state.phase[game]) == PHASE_COVER:
+    if state is not None and action < deck.cards and int(state.phase[game]) == cards.PHASE_COVER:
         return f"cover {card_name(action, deck)}"
     return action_name(action, deck)
 
@@ -186,16 +179,16 @@ def action_note(action: int, state: State, game: int = 0) -> str:
     deck = state.tables.deck
     phase = int(state.phase[game])
     if action == deck.draw:
-        if phase == PHASE_RESPOND:
+        if phase == cards.PHASE_RESPOND:
             return "take the penalty: " + plural(int(state.pending[game]), "card")
-        if phase == PHASE_COVER:
+        if phase == cards.PHASE_COVER:
             return "draw a card to cover"
     if action == deck.pass_:
-        if phase == PHASE_COVER:
+        if phase == cards.PHASE_COVER:
             return "give up the cover"
-        if phase == PHASE_CALL:
+        if phase == cards.PHASE_CALL:
             return "do not call: draw " + plural(state.tables.call_penalty, "card")
-        if phase == PHASE_AFTER_DRAW:
+        if phase == cards.PHASE_AFTER_DRAW:
             return "keep the drawn card"
     return ""
 
@@ -264,7 +257,7 @@ def parse_move(text: str, state: State, game: int = 0) -> Move:
     bracketed = re.findall(r"\[([^\[\]]*)\]", text)
     if bracketed:  # TextArena's convention: the move is the answer's last [...]
         text = bracketed[-1]
-    if phase == PHASE_DONE or not legal:
+    if phase == cards.PHASE_DONE or not legal:
         raise TextActionError("the match is over: there is no move to take")
     tokens = [word for word in _tokens(text) if word not in FILLER]
     if not tokens:
@@ -276,7 +269,7 @@ def parse_move(text: str, state: State, game: int = 0) -> Move:
         raise TextActionError(
             f"there is no move {number}; choose 1 to {len(legal)} ({_legal_words(state, game)})"
         )
-    if phase == PHASE_ORDER:
+    if phase == cards.PHASE_ORDER:
         words = [word for word in tokens if word not in ORDER_WORDS]
         if len(words) == 1 and words[0] in SUIT_WORDS:
             return Move(deck.order_base + SUIT_WORDS[words[0]])
@@ -363,12 +356,12 @@ def situation(screen: Plain, state: State, game: int = 0) -> list[str]:
     lines = [" · ".join(parts)]
     phase = int(state.phase[game])
     hint = {
-        PHASE_AFTER_DRAW: "drawn: {drawn}; play a card or pass",
-        PHASE_COVER: "the card just played ({top}) must be covered: play a card on it, or "
+        cards.PHASE_AFTER_DRAW: "drawn: {drawn}; play a card or pass",
+        cards.PHASE_COVER: "the card just played ({top}) must be covered: play a card on it, or "
         "draw or pass",
-        PHASE_ORDER: "name the suit the next player must follow",
-        PHASE_RESPOND: "a penalty is coming: add to it or take it",
-        PHASE_CALL: "one card left: call it, or pass and draw "
+        cards.PHASE_ORDER: "name the suit the next player must follow",
+        cards.PHASE_RESPOND: "a penalty is coming: add to it or take it",
+        cards.PHASE_CALL: "one card left: call it, or pass and draw "
         + plural(state.tables.call_penalty, "card"),
     }.get(phase)
     if hint:
@@ -444,11 +437,11 @@ def event_text(
         return text
     if kind == "draw":
         verb = "take" if viewer == player else "takes"
-        cards = event["cards"]
+        taken = event["cards"]
         cause = event.get("cause")
         why = "penalty" if cause is None else f"penalty of {screen.card(cause)}"
-        text = f"{screen.text(names[player])} {verb} {plural(len(cards), 'card')} ({why})"
-        return text + (": " + _taken(screen, cards) if viewer in (None, player) else "")
+        text = f"{screen.text(names[player])} {verb} {plural(len(taken), 'card')} ({why})"
+        return text + (": " + _taken(screen, taken) if viewer in (None, player) else "")
     if kind == "unfinished":
         return "the record stops here: the match was left unfinished"
     if kind == "steal":
@@ -470,11 +463,11 @@ def event_text(
     return None
 
 
-def _taken(screen: Plain, cards: Sequence[int], shown: bool = True) -> str:
+def _taken(screen: Plain, taken: Sequence[int], shown: bool = True) -> str:
     """Cards a seat took: the cards when ``shown``, else only how many."""
     if shown:
-        return " ".join(screen.card(card) for card in cards)
-    return plural(len(cards), "card")
+        return " ".join(screen.card(card) for card in taken)
+    return plural(len(taken), "card")
 
 
 def round_result_lines(screen: Plain, event: dict[str, Any], names: Sequence[str]) -> list[str]:
@@ -518,12 +511,12 @@ def _ordinal(number: int) -> str:
 def phase_name(state: State, game: int = 0) -> str:
     """The phase of the decision waiting, or ``match over``."""
     phase = int(state.phase[game])
-    return "match over" if phase == PHASE_DONE else PHASE_NAMES[phase]
+    return "match over" if phase == cards.PHASE_DONE else cards.PHASE_NAMES[phase]
 
 
 # Decisions that open a seat's turn; the others (after its own draw, cover, queen or call)
 # go on with the turn that led to them.
-TURN_STARTS = (PHASE_PLAY, PHASE_RESPOND)
+TURN_STARTS = (cards.PHASE_PLAY, cards.PHASE_RESPOND)
 
 
 def opens_turn(state: State, last_actor: int | None, game: int = 0) -> bool:
@@ -563,7 +556,7 @@ def seat_view(
         f"{name} (you)" if p == seat and name != "You" else name for p, name in enumerate(plain)
     ]
     rules = state.tables.rules
-    acting = int(state.current_player[game]) == seat and int(state.phase[game]) != PHASE_DONE
+    acting = int(state.current_player[game]) == seat and int(state.phase[game]) != cards.PHASE_DONE
     head = f"101 · rules {rules.name} · {state.players} players"
     if show_round:
         head += f" · round {int(state.round[game]) + 1}"
@@ -587,7 +580,7 @@ def seat_view(
             + action_text(legal_actions(state, game)[0], state, game)
             + ")."
         )
-    elif int(state.phase[game]) == PHASE_DONE:
+    elif int(state.phase[game]) == cards.PHASE_DONE:
         lines.append("The match is over.")
     return "\n".join(lines)
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...game import engine
 from ...game.rules import Rules
-from ...records.playback import DealWatch, with_draws
+from ...records.playback import DealWatch, ForcedTrace, with_draws
 from ...views.observation import observe_one
 from ...views.screen import Screen, event_text, match_result_lines
 from .view import seat_view
@@ -46,18 +46,6 @@ class MatchOver(MoveError):
     status = 409
 
 
-class _Trace(engine.Trace):
-    """The record of a match stepped one decision at a time: the stepper says whether the
-    decision is forced (one legal action), as the record marks it (docs/rules.md §10)."""
-
-    forced = False
-
-    def emit(self, game: int, event: dict[str, Any]) -> None:
-        if event["type"] == "action":
-            event["forced"] = self.forced
-        super().emit(game, event)
-
-
 class WebMatch:
     """A match with the human at ``seat`` and ``agents[p]`` (a policy) in every other seat
     ``p`` (``agents[seat]`` is None). ``seed`` is the engine's match seed."""
@@ -73,7 +61,7 @@ class WebMatch:
     ):
         self.rules, self.players, self.seat = rules, players, seat
         self.agents, self.names, self.seed = list(agents), list(names), seed
-        self.trace = _Trace(1)
+        self.trace = ForcedTrace(1)
         self.watch = DealWatch()
         self.state = engine.init(
             rules, players, 1, seeds=[seed], trace=self.trace, chance=self.watch,
