@@ -28,6 +28,7 @@ from sto_odno_env.apps.web import svg
 from sto_odno_env.apps.web.app import WebConfig, create_app
 from sto_odno_env.apps.web.match import WebMatch
 from sto_odno_env.game.cards import card_name
+from sto_odno_env.records.playback import SteppedMatch
 
 # (rules, players, opponent) played by the API and by the forms; yard steals from a hand
 # when the stock runs dry, ukrainian and classic 3-4 players have penalties and skips.
@@ -74,13 +75,17 @@ class Seen:
 
 def _watch(monkeypatch) -> dict[int, Seen]:
     seen: dict[int, Seen] = {}
-    take, play = WebMatch._take, WebMatch.play
+    take, play, gather = WebMatch._take, WebMatch.play, SteppedMatch._gather
 
-    def watched_take(self: WebMatch, before):
+    def watched_gather(self: SteppedMatch, before):
+        self.deals_seen = list(self.chance.deals)  # before the match takes them
+        return gather(self, before)
+
+    def watched_take(self: WebMatch, events):
         record = seen.setdefault(id(self), Seen())
-        for hands, _ in self.watch.deals:  # the hands a round ended with, before the deal
+        for hands, _ in self.stepped.deals_seen:  # the hands a round ended with, before the deal
             record.add(record.round, hands[self.seat])
-        take(self, before)
+        take(self, events)
         state, round_ = self.state, record.round
         for event in self.record[record.events :]:
             if event["type"] == "round":
@@ -102,6 +107,7 @@ def _watch(monkeypatch) -> dict[int, Seen]:
             seen[id(self)].logged = 0  # the log starts anew at the human's decision
         play(self, action, move)
 
+    monkeypatch.setattr(SteppedMatch, "_gather", watched_gather)
     monkeypatch.setattr(WebMatch, "_take", watched_take)
     monkeypatch.setattr(WebMatch, "play", watched_play)
     return seen
@@ -154,11 +160,11 @@ def shuffled_view(match: WebMatch, view: dict, rng: random.Random) -> bool:
     alternative.seed[0] = rng.randrange(2**62)
     alternative.rng_key[0] = rng.randrange(2**64)
     alternative.rng_counter[0] = rng.randrange(2**32)
-    match.state = alternative
+    match.stepped.state = alternative
     try:
         assert match.view(view["game"], view["baselines"]) == view
     finally:
-        match.state = state
+        match.stepped.state = state
     return bool((alternative.hand != state.hand).any())
 
 

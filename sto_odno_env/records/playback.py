@@ -263,7 +263,11 @@ class SteppedMatch:
     match reward (the engine's: +1 for the winner to −1 for the last, docs/rules.md §8).
     """
 
-    def __init__(self, rules: Rules | str, players: int, seed: int):
+    def __init__(
+        self, rules: Rules | str, players: int, seed: int = 0, *, match_seed: int | None = None
+    ):
+        """``seed`` as :func:`sto_odno_env.game.engine.init` takes it, or ``match_seed``: the
+        engine's match seed itself (a game of a batch replayed alone)."""
         self.trace = ForcedTrace(1)
         self.chance = DealWatch()
         self.state = engine.init(
@@ -271,6 +275,7 @@ class SteppedMatch:
             players,
             1,
             seed=seed,
+            seeds=None if match_seed is None else [match_seed],
             trace=self.trace,
             chance=self.chance,
             resolve_forced=False,

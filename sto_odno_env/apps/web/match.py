@@ -1,8 +1,9 @@
 """One human's match at the web table, stepped by the server a decision at a time.
 
-The server deals and keeps the game: :class:`WebMatch` holds the engine state, the
-agents in the other seats and the record, and lets the agents play (and forced decisions
-be taken) until the human has a real decision or the match is over. What the human may
+The server deals and keeps the game: :class:`WebMatch` holds the match (a
+:class:`~sto_odno_env.records.playback.SteppedMatch`: the engine state and the record) and
+the agents in the other seats, and lets the agents play (and forced decisions be taken)
+until the human has a real decision or the match is over. What the human may
 know is gathered here as it happens, through :mod:`sto_odno_env.views.screen`'s event texts for
 the human's seat (another seat's drawn or stolen card shows as a count), and the page is
 built by :func:`sto_odno_env.apps.web.view.seat_view` from the seat's observation vector
@@ -18,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ...game import engine
+from ...game.engine import State
 from ...game.rules import Rules
-from ...records.playback import DealWatch, ForcedTrace, with_draws
+from ...records.playback import SteppedMatch
 from ...views.observation import observe_one
 from ...views.screen import Screen, event_text, match_result_lines
 from .view import seat_view
@@ -61,12 +62,7 @@ class WebMatch:
     ):
         self.rules, self.players, self.seat = rules, players, seat
         self.agents, self.names, self.seed = list(agents), list(names), seed
-        self.trace = ForcedTrace(1)
-        self.watch = DealWatch()
-        self.state = engine.init(
-            rules, players, 1, seeds=[seed], trace=self.trace, chance=self.watch,
-            resolve_forced=False,
-        )  # fmt: skip
+        self.stepped = SteppedMatch(rules, players, match_seed=seed)
         self.screen = Screen(io.StringIO())  # plain text, for the event texts only
         self.move = 0  # the human's decisions so far: the page's turn token
         # What the human saw since its last decision (what the page shows); older lines are
@@ -74,18 +70,26 @@ class WebMatch:
         self.log: list[dict[str, Any]] = []
         self.rounds: list[dict[str, Any]] = []
         self.result: dict[str, Any] | None = None
-        self.rewards = np.zeros(players, dtype=np.float64)
         self.decisions = 0
-        self._shown = 0
-        self._take(None)
+        self._take(self.stepped.start())
         self._advance()
 
     # --- what the human may know ------------------------------------------------------
 
     @property
+    def state(self) -> State:
+        """The engine state (the server's own: never sent)."""
+        return self.stepped.state
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """Each seat's match reward so far."""
+        return self.stepped.rewards
+
+    @property
     def over(self) -> bool:
         """Whether the match has ended."""
-        return bool(self.state.done[0])
+        return self.stepped.done
 
     def view(self, game_id: str, baselines: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
         """The page's data: what the human's seat may know (see :func:`seat_view`)."""
@@ -115,19 +119,18 @@ class WebMatch:
         (before, it would show every hand and the deck)."""
         if not self.over:
             raise MatchOver("the match is not over: its record would show the other hands")
-        return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in self.trace.current[0])
+        return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in self.record)
 
     @property
     def record(self) -> list[dict[str, Any]]:
         """The record events so far (the server's own copy: never sent during play)."""
-        return self.trace.current[0]
+        return self.stepped.record
 
     # --- play -------------------------------------------------------------------------
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the seat to act, in id order."""
-        bits = int(self.state.legal_bits[0])
-        return [a for a in range(self.state.tables.num_actions) if bits >> a & 1]
+        return self.stepped.legal()
 
     def play(self, action: int, move: int) -> None:
         """The human's decision ``action``, sent from the page of turn token ``move``; then
@@ -153,7 +156,7 @@ class WebMatch:
             raise MoveError(f"illegal move: action {what} is not legal now; legal: {allowed}")
         self.log = []
         self.move += 1
-        self._step(action, forced=False)
+        self._step(action)
         self._advance()
 
     def _advance(self) -> None:
@@ -164,39 +167,24 @@ class WebMatch:
             seat = int(state.current_player[0])
             legal = self.legal_actions()
             if len(legal) == 1:  # forced: no one is asked (docs/rules.md §4)
-                self._step(legal[0], forced=True)
+                self._step(legal[0])
             elif seat == self.seat:
                 return
             else:
                 observation = observe_one(state, seat)
-                self._step(int(self.agents[seat](observation, state.legal[0])), forced=False)
+                self._step(int(self.agents[seat](observation, state.legal[0])))
 
-    def _step(self, action: int, forced: bool) -> None:
-        before = [int(hand) for hand in self.state.hand[0]]
-        self.trace.forced = forced
-        _, rewards, _ = engine.step(
-            self.state,
-            np.array([action]),
-            trace=self.trace,
-            chance=self.watch,
-            resolve_forced=False,
-        )
-        self.rewards += rewards[0]
+    def _step(self, action: int) -> None:
         self.decisions += 1
-        self._take(before)
+        self._take(self.stepped.step(action))
 
-    def _take(self, before: list[int] | None) -> None:
-        """Turn the new record events into what the human saw: log lines, round results
-        and the match result."""
-        events = self.trace.current[0][self._shown :]
-        self._shown = len(self.trace.current[0])
-        deals, self.watch.deals = self.watch.deals, []
-        now = [int(hand) for hand in self.state.hand[0]]
+    def _take(self, events: list[dict[str, Any]]) -> None:
+        """Turn a decision's record events (with the cards each seat took) into what the
+        human saw: log lines, round results and the match result."""
         tables = self.state.tables
-        annotated = with_draws(events, before, deals, now, tables.hand_size, tables.deck.cards)
         screen, names, seat = self.screen, self.names, self.seat
         screen.deck = tables.deck
-        for event in annotated:
+        for event in events:
             kind = event["type"]
             text = event_text(screen, event, names, viewer=seat)
             if kind == "round_end":
