@@ -560,19 +560,13 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated, at least two: {', '.join(known)}, "
         f"rollout:{rollout_keys} (its search budget), or checkpoint paths (.pt, SB3 .zip)",
     )
-    parser.add_argument("--rules", default="classic", help="preset name or YAML file path")
-    parser.add_argument(
-        "--players", type=cli.positive_int, default=2, help="seats at each table (2 to 6)"
-    )
-    parser.add_argument(
-        "--matches",
-        type=cli.match_count,
-        default=1000,
-        help="matches per pair (2 players), per agent (--against) or in all (more "
-        "players); a multiple of --players",
-    )
-    parser.add_argument(
-        "--seed", type=cli.natural_int, default=0, help="seed of the deals and the bots"
+    cli.table_arguments(parser, players=2)
+    cli.deal_arguments(
+        parser,
+        matches=1000,
+        per="per pair (2 players), per agent (--against) or in all (more players); a "
+        "multiple of --players",
+        seed="seed of the deals and the bots",
     )
     parser.add_argument(
         "--out", default=None, help="directory for the files listed below (created if missing)"

@@ -99,3 +99,41 @@ def test_stop_child_ends_a_child_with_sigterm_and_kills_one_that_ignores_it():
     assert stubborn.stdout is not None and stubborn.stdout.readline() == b"\n"  # ignoring now
     cli.stop_child(stubborn, timeout=0.5)
     assert stubborn.returncode == -signal.SIGKILL
+
+
+def test_require_names_the_extras_of_a_missing_module_in_the_callers_error() -> None:
+    assert cli.require("json", "reading JSON needs json", "dev", ValueError).dumps([1]) == "[1]"
+    with pytest.raises(LookupError) as raised:
+        cli.require("sto_odno_no_such_module", "the thing needs it", "train,dist", LookupError)
+    assert str(raised.value) == "the thing needs it: pip install -e '.[train,dist]'"
+
+
+@pytest.mark.parametrize(
+    ("argv", "wrong"),
+    [
+        (["--players", "0"], "0 is out of range"),
+        (["--matches", "0"], "0 is out of range"),
+        (["--seed", "-1"], "-1 is out of range"),
+    ],
+)
+def test_table_and_deal_arguments_refuse_a_value_out_of_range(argv, wrong, capsys) -> None:
+    parser = cli.parser("tool", "deals matches")
+    cli.table_arguments(parser, players=2)
+    cli.deal_arguments(parser, matches=10, per="per table", seed="seed of the deals")
+    defaults = {"rules": "classic", "players": 2, "matches": 10, "seed": 0}
+    assert vars(parser.parse_args([])) == defaults
+    with pytest.raises(SystemExit) as raised:
+        parser.parse_args(argv)
+    assert raised.value.code == 2
+    assert wrong in capsys.readouterr().err
+
+
+def test_table_and_deal_arguments_without_a_default_require_one(capsys) -> None:
+    parser = cli.parser("tool", "deals matches")
+    cli.table_arguments(parser, players=None, counts="3 to 6")
+    cli.deal_arguments(parser, matches=None, per="to record", seed="seed")
+    assert parser.parse_args(["--players", "3", "--matches", "1"]).players == 3
+    with pytest.raises(SystemExit):
+        parser.parse_args([])
+    assert "--players" in capsys.readouterr().err
+    assert "(3 to 6)" in parser.format_help()

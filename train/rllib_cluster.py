@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+from types import ModuleType
 
+from sto_odno_env.game.cli import require
 from train.config import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -21,14 +23,9 @@ class ClusterError(ConfigError):
     """No Ray cluster answers at the address given."""
 
 
-def ray_module():
-    try:
-        import ray
-    except ImportError:  # pragma: no cover - depends on the install
-        raise ConfigError(
-            "train/rllib_ppo.py needs Ray RLlib: pip install -e '.[train,dist]'"
-        ) from None
-    return ray
+def ray_module() -> ModuleType:
+    """``ray``, or a :class:`ConfigError` naming the extras that install it."""
+    return require("ray", "train/rllib_ppo.py needs Ray RLlib", "train,dist", ConfigError)
 
 
 def connect(address: str | None, env_runners: int, gpus: int) -> None:

@@ -73,7 +73,7 @@ def test_the_duel_swap_hands_over_exactly_when_two_are_left():
     [
         (["--players", "2"], ["players: 2", "allowed: 3 or more"]),
         (["--players", "7"], ["players: 7", "allowed: 2..6"]),
-        (["--deals", "0"], ["deals: 0", "allowed: 1 or more"]),
+        (["--deals", "0"], ["--deals: 0 is out of range", "allowed: an integer >= 1"]),
         (["--against", "oracle"], ["unknown agent 'oracle'"]),
     ],
 )

@@ -94,23 +94,22 @@ def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(
         prog="python lab/tools/placements.py",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cli.HelpFormatter,
     )
     parser.add_argument("--agent", required=True, help="an agent name or policy file")
     parser.add_argument("--duel", help="an agent that takes over once two players are left")
-    parser.add_argument("--against", default="expert", help="the other seats (default: expert)")
-    parser.add_argument("--rules", default="classic", help="preset name or YAML file")
-    parser.add_argument("--players", type=int, default=4, help="3 to 6 (default: 4)")
-    parser.add_argument("--deals", type=int, default=500, help="deals, each in every rotation")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--against", default="expert", help="the other seats")
+    cli.table_arguments(parser, players=4, counts="3 to 6")
+    parser.add_argument(
+        "--deals", type=cli.positive_int, default=500, help="deals, each in every rotation"
+    )
+    parser.add_argument("--seed", type=cli.natural_int, default=1, help="seed of the deals")
     args = parser.parse_args(argv)
     try:
         rules = load_rules(args.rules)
         rules.check_players(args.players)
         if args.players < 3:
             raise RulesError(f"players: {args.players}; allowed: 3 or more (a final two to reach)")
-        if args.deals < 1:
-            raise RulesError(f"deals: {args.deals}; allowed: 1 or more")
         agents = {args.agent: load(args.agent, rules, args.players, seed=args.seed)}
         if args.duel:
             swap = f"{args.agent} + {args.duel} when two are left"

@@ -69,21 +69,19 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python lab/tools/search_timing.py", description=__doc__.split("\n\n")[0]
+        prog="python lab/tools/search_timing.py",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=cli.HelpFormatter,
     )
     parser.add_argument(
         "--agents",
         default="rollout,search,search:samples=64",
-        help="comma-separated agents to time (default: %(default)s)",
+        help="comma-separated agents to time",
     )
-    parser.add_argument("--against", default="expert", help="the other seats (default: expert)")
-    parser.add_argument("--rules", default="classic", help="preset or rules file")
-    parser.add_argument("--players", type=int, default=2, help="seats (default: 2)")
-    parser.add_argument("--matches", type=int, default=8, help="matches per agent (default: 8)")
-    parser.add_argument("--seed", type=int, default=0, help="first deal's seed (default: 0)")
+    parser.add_argument("--against", default="expert", help="the other seats")
+    cli.table_arguments(parser, players=2)
+    cli.deal_arguments(parser, matches=8, per="per agent", seed="first deal's seed")
     args = parser.parse_args(argv)
-    if args.matches < 1:
-        parser.error(f"--matches {args.matches}: allowed: an integer >= 1")
 
     import torch
 

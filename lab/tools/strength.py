@@ -472,14 +472,11 @@ def _parser() -> argparse.ArgumentParser:
     measure.add_argument(
         "--against", default=DEFAULT_AGAINST, help="comma-separated bots for the other seats"
     )
-    measure.add_argument(
-        "--matches",
-        type=cli.match_count,
-        default=10_000,
-        help="matches per row, rounded down to a multiple of the players",
-    )
-    measure.add_argument(
-        "--seed", type=cli.natural_int, default=0, help="seed of the deals and the bots"
+    cli.deal_arguments(
+        measure,
+        matches=10_000,
+        per="per row, rounded down to a multiple of the players",
+        seed="seed of the deals and the bots",
     )
     render_ = commands.add_parser(
         "render",

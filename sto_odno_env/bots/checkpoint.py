@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__ as PACKAGE_VERSION
-from ..game.cli import atomic_open
+from ..game.cli import atomic_open, require
 from ..game.rules import Rules, RulesError, load_rules
 from ..views.observation import OBSERVATION_VERSION, obs_size
 from .policy import BasePolicy
@@ -45,13 +45,7 @@ class CheckpointError(ValueError):
 
 
 def _torch():
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - depends on the install
-        raise CheckpointError(
-            "loading a trained policy needs torch: pip install -e '.[train]'"
-        ) from None
-    return torch
+    return require("torch", "loading a trained policy needs torch", "train", CheckpointError)
 
 
 def build_network(obs_size: int, hidden: list[int], num_actions: int):

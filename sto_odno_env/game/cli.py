@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import importlib
 import math
 import os
 import signal
@@ -19,6 +20,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import IO, TYPE_CHECKING, NoReturn, ParamSpec
 
 if TYPE_CHECKING:
@@ -69,6 +71,41 @@ def parser(prog: str, description: str, epilog: str | None = None) -> ArgumentPa
     )
 
 
+def table_arguments(
+    parser: argparse.ArgumentParser, *, players: int | None, counts: str = "2 to 6"
+) -> None:
+    """``--rules`` (a preset or a rules file) and ``--players`` (default ``players``; None:
+    required; ``counts`` says which the tool takes), as every tool that seats a table
+    takes them. Each tool checks the count against its rules."""
+    parser.add_argument("--rules", default="classic", help="preset name or YAML file path")
+    _number_flag(parser, "--players", positive_int, players, f"seats at each table ({counts})")
+
+
+def deal_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    matches: int | None,
+    per: str,
+    seed: str,
+    seed_default: int = 0,
+) -> None:
+    """``--matches`` (default ``matches``; None: required; ``per`` says what they are
+    counted per) and ``--seed`` (``seed`` says what it seeds), as every tool that deals
+    matches takes them."""
+    _number_flag(parser, "--matches", match_count, matches, f"matches {per}")
+    _number_flag(parser, "--seed", natural_int, seed_default, seed)
+
+
+def _number_flag(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    kind: Callable[[str], int],
+    default: int | None,
+    meaning: str,
+) -> None:
+    parser.add_argument(flag, type=kind, default=default, required=default is None, help=meaning)
+
+
 MAX_MATCHES = 10_000_000  # far beyond any run here; a mistyped count fails fast, not in numpy
 
 
@@ -109,6 +146,15 @@ def positive_float(text: str) -> float:
 def natural_int(text: str) -> int:
     """An argparse type: an integer >= 0."""
     return _integer(text, 0, "an integer >= 0")
+
+
+def require(module: str, needs: str, extras: str, error: type[Exception]) -> ModuleType:
+    """``module``, imported when first needed (an optional dependency), or ``error`` saying
+    ``{needs}: pip install -e '.[{extras}]'`` where it is not installed."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:  # pragma: no cover - depends on the install
+        raise error(f"{needs}: pip install -e '.[{extras}]'") from None
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
