@@ -73,6 +73,17 @@ def test_the_rl_module_policy_is_the_kit_network():
     assert (logits[torch.as_tensor(obs["action_mask"]) == 0] <= -1e8).all()
 
 
+def test_the_shared_ppo_keys_reach_rllib_under_its_own_names():
+    pytest.importorskip("ray", reason="needs Ray RLlib (pip install -e '.[dist]')")
+    shared = {"learning_rate": 0.0007, "gamma": 0.91, "gae_lambda": 0.87, "clip_coef": 0.17,
+              "ent_coef": 0.013, "vf_coef": 0.41, "max_grad_norm": 0.33, "epochs": 3}  # fmt: skip
+    config = load_config(None, {}, [f"{key}={value}" for key, value in shared.items()])
+    built = rllib_config.algorithm_config(config, load_rules(config.rules), 1, 0)
+    assert (built.lr, built.gamma, built.lambda_, built.clip_param, built.entropy_coeff,
+            built.vf_loss_coeff, built.grad_clip, built.num_epochs) == tuple(
+        shared.values())  # fmt: skip
+
+
 @pytest.mark.slow
 def test_local_run_with_two_runners_converts_to_a_policy_file(tmp_path):
     out = tmp_path / "run"

@@ -398,11 +398,19 @@ def test_checkpoints_load_without_running_code(tmp_path):
 def test_sb3_path_trains_and_its_zip_loads(tmp_path):
     from train import sb3_ppo
 
+    shared = {"learning_rate": 0.0007, "gamma": 0.91, "gae_lambda": 0.87, "clip_coef": 0.17,
+              "ent_coef": 0.013, "vf_coef": 0.41, "max_grad_norm": 0.33, "epochs": 1}  # fmt: skip
     argv = ["--out", str(tmp_path), "--total-steps", "256", "--num-envs", "16",
-            "rollout_steps=8", "minibatch_size=64", "epochs=1", "eval_matches=10",
-            "--opponents", "greedy", "--no-progress"]  # fmt: skip
+            "rollout_steps=8", "minibatch_size=64", "eval_matches=10",
+            "--opponents", "greedy", "--no-progress",
+            *(f"{key}={value}" for key, value in shared.items())]  # fmt: skip
     code, session = run.execute(sb3_ppo.SPEC, argv)
     assert code == 0 and session.counters.update == 2 and session.counters.global_step == 256
+    # Every shared PPO key reached MaskablePPO under its SB3 name.
+    model = session.trainer.model
+    assert (model.learning_rate, model.gamma, model.gae_lambda, model.clip_range(1.0),
+            model.ent_coef, model.vf_coef, model.max_grad_norm, model.n_epochs) == tuple(
+        shared.values())  # fmt: skip
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["saved_files"] == [str(tmp_path / "model.zip")]
     assert summary["latest_evaluation"]["update"] == 2 and (tmp_path / "best.zip").is_file()

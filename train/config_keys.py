@@ -23,6 +23,31 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = REPO / "configs" / "train" / "ppo.yaml"
 TRAINING_DOC = REPO / "docs" / "training.md"
 LEAGUE_BOTS = ("expert", "greedy", "random")  # the bots a league seats and a warm start imitates
+# The PPO settings every trainer shares (train/ppo.py, train/sb3_ppo.py, train/rllib_ppo.py),
+# and the keywords SB3's MaskablePPO and RLlib's PPOConfig.training take them by where
+# their name is not ours: one translation, so that a key means the same in every trainer.
+SHARED_PPO_KEYS = (
+    "learning_rate",
+    "gamma",
+    "gae_lambda",
+    "clip_coef",
+    "ent_coef",
+    "vf_coef",
+    "max_grad_norm",
+    "epochs",
+)
+PPO_RENAMES = {
+    "sb3": {"clip_coef": "clip_range", "epochs": "n_epochs"},
+    "rllib": {
+        "learning_rate": "lr",
+        "gae_lambda": "lambda_",
+        "clip_coef": "clip_param",
+        "ent_coef": "entropy_coeff",
+        "vf_coef": "vf_loss_coeff",
+        "max_grad_norm": "grad_clip",
+        "epochs": "num_epochs",
+    },
+}
 
 
 class ConfigError(ValueError):
@@ -277,6 +302,12 @@ class TrainConfig:
         Allowed("a directory path", bool),
         "directory for checkpoints, logs and results (a resumed run: its checkpoint's)",
     )
+
+    def ppo_keywords(self, library: typing.Literal["sb3", "rllib"]) -> dict[str, float]:
+        """The :data:`SHARED_PPO_KEYS` under ``library``'s names (:data:`PPO_RENAMES`), ready
+        to pass to SB3's ``MaskablePPO(...)`` or RLlib's ``PPOConfig().training(...)``."""
+        names = PPO_RENAMES[library]
+        return {names.get(key, key): getattr(self, key) for key in SHARED_PPO_KEYS}
 
     def to_dict(self) -> dict[str, Any]:
         """The config as nested plain data (lists, not tuples), as a checkpoint saves it."""

@@ -2,31 +2,26 @@
 
 ``python train/distill.py --policy ppo-classic --players 4 --decisions 200000 --out runs/distill``
 
-* **Collect (DAgger's positions).** The student policy plays one seat of ``batch`` games
-  against tables of ``opponent`` (the seat moves round the table from one match to the
-  next), on its own moves, so the positions are the ones it actually reaches. At each of
-  its decisions with more than one legal action the teacher labels the position: by
-  default ``search`` rolling out with the student itself, the agent that improves on the
-  student by a policy-improvement step over sampled deals.
-  With ``--targets values`` the teacher labels every legal action instead: its mean
-  outcome gain over the search's default choice (its rollout policy's: by default the
-  student's) in the same sampled deals, and the standard error
-  (``RolloutAgent.action_values``).
+* **Collect (DAgger's positions).** The student plays one seat of ``--batch`` games against
+  ``--opponent`` (the seat moves round the table each match), on its own moves, so the
+  positions are those it reaches. The teacher labels each of its decisions with a choice:
+  by default ``search`` rolling out with the student itself (a policy-improvement step over
+  sampled deals); with ``--targets values``, every legal action's mean outcome gain over
+  the search's default choice (its rollout policy's) in the same sampled deals, and the
+  standard error (``RolloutAgent.action_values``).
 * **Fit.** From the student's own weights, the actor minimises the cross-entropy of the
-  teacher's labels under the masked distribution for ``epochs`` passes. The labels agree
-  with the student wherever the search found nothing better, so those positions anchor the
-  rest of its play while the others move it where the search did. With ``--temperature``
-  the target is soft: the student's own distribution tilted by ``exp(gain / temperature)``
-  (the KL-regularised policy improvement by the search's estimates), so every position
-  pulls by as much as the gains say rather than by a single noisy choice. ``--hidden``
-  widens the student first, keeping its play (new units start silent).
+  labels under the masked distribution. Where the search found nothing better the labels
+  agree with the student and anchor the rest of its play. With ``--temperature`` the
+  target is the student's own distribution tilted by ``exp(gain / temperature)`` (the
+  KL-regularised policy improvement by the search's estimates), so every position pulls by
+  as much as its gains say rather than by one noisy choice. ``--hidden`` widens the student
+  first, keeping its play (new units start silent).
 
 The result is a policy file of the student's sizes (or ``--hidden``'s) and player counts,
-which ``agents.load`` plays without search; a student shipped with its critic keeps it
-where the widths are its own (the fit moves few choices, and a search can value rollouts
-with it, ``outcome=value``: the next step of the iteration).
-The labelled positions are kept beside it (``positions.npz``), so a fit can be
-repeated without the search.
+which ``agents.load`` plays without search; a student's critic stays with it where the
+widths are its own (a search can value rollouts with it, ``outcome=value``: the next step
+of the iteration). The labelled positions are kept beside it (``positions.npz``), so a fit
+can be repeated without the search.
 """
 
 from __future__ import annotations
@@ -188,15 +183,11 @@ class DistillError(ValueError):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python train/distill.py", description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
+    parser = cli.ArgumentParser(prog=PROG, description=__doc__, formatter_class=cli.HelpFormatter)
     parser.add_argument("--policy", required=True, help="the student: a shipped name or a .pt")
     parser.add_argument(
-        "--teacher", default="search",
-        help="the labelling agent (default: search rolling out with the student itself)",
-    )  # fmt: skip
+        "--teacher", default="search", help="the labelling agent (search: rolls out the student)"
+    )
     parser.add_argument(
         "--targets", choices=("choice", "values"), default="choice",
         help="what the teacher labels: its single choice, or (a search teacher) every legal "
@@ -205,13 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--temperature", type=cli.positive_float,
         help="fit the soft target, the policy tilted by exp(gain / TEMPERATURE), to positions "
-        "labelled with --targets values (default: fit the labels)",
+        "labelled with --targets values (without it: fit the labels)",
     )  # fmt: skip
-    parser.add_argument("--opponent", default="expert", help="the other seats (default: expert)")
+    parser.add_argument("--opponent", default="expert", help="the other seats")
     parser.add_argument("--rules", default="classic", help="preset name or YAML file")
-    parser.add_argument(
-        "--players", default="4", help="comma-separated player counts, the student's (default: 4)"
-    )
+    parser.add_argument("--players", default="4", help="comma-separated player counts")
     parser.add_argument(
         "--claim", help="comma-separated player counts the distilled file claims (default: "
         "the student's; a policy distilled at one table can be shipped for that table only)",
@@ -222,23 +211,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=cli.positive_int, default=256, help="games side by side")
     parser.add_argument(
         "--hidden", help="widen the student to these widths first, keeping its play "
-        "(comma-separated, one per hidden layer; default: the student's own)",
+        "(comma-separated, one per hidden layer; without it: the student's own)",
     )  # fmt: skip
     parser.add_argument("--epochs", type=cli.positive_int, default=4)
     parser.add_argument("--minibatch", type=cli.positive_int, default=1024)
-    parser.add_argument("--learning-rate", type=float, default=1e-4)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--learning-rate", type=cli.positive_float, default=1e-4)
+    parser.add_argument("--seed", type=cli.natural_int, default=0)
     parser.add_argument(
         "--threads", type=cli.positive_int, default=1,
-        help="torch CPU threads (1, as the trainers: two labelling runs side by side on two "
-        "cores labelled about 100 positions a second each with one thread, far fewer with two)",
+        help="torch CPU threads (1, as the trainers: runs side by side share the cores best)",
     )  # fmt: skip
     parser.add_argument("--out", required=True, help="directory for policy.pt and its record")
     parser.add_argument(
-        "--overwrite", action="store_true",
-        help="write into an --out folder that holds another distillation's files, replacing "
-        "them (without it such a folder is refused)",
-    )  # fmt: skip
+        "--overwrite", action="store_true", help="replace another distillation's files in --out"
+    )
     parser.add_argument(
         "--positions",
         help="comma-separated positions.npz files to fit to instead of collecting new ones",

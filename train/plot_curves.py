@@ -5,6 +5,8 @@ a shipped policy's ``.json``, which holds the evaluations of the run it came fro
 draws the evaluation rate with its Wilson 95% band over learner decisions
 (``PREFIX_steps.png``) and over training minutes (``PREFIX_minutes.png``). A run over
 several player counts (``players_mix``) gives one curve per count, with its par.
+
+:func:`plot_response` draws ``train/exploit.py``'s curve of a best response.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import argparse
 import csv
 import sys
 from pathlib import Path
+from typing import Any
+
+from sto_odno_env.game import cli
 
 
 def read_curves(run: Path) -> dict[int | None, dict[str, list[float]]]:
@@ -38,6 +43,37 @@ def read_curves(run: Path) -> dict[int | None, dict[str, list[float]]]:
         for name in columns:
             curve[name].append(float(row[name]))
     return curves
+
+
+def plot_response(curve: list[dict[str, float]], result: dict[str, Any], path: Path) -> bool:
+    """``train/exploit.py``'s ``curve.png``: the responder's win rate over minutes with its
+    intervals; False when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    minutes = [row["minutes"] for row in curve]
+    rates = [row["rate"] for row in curve]
+    figure, axes = plt.subplots(figsize=(6, 3.5))
+    axes.plot(minutes, rates, marker="o", label="responder (curve deals)")
+    axes.fill_between(minutes, [r["low"] for r in curve], [r["high"] for r in curve], alpha=0.2)
+    axes.axhline(result["rate"], color="C1", linestyle="--", label="final (fresh deals)")
+    axes.axhline(0.5 if result["players"] == 2 else 1 / result["players"], color="grey", lw=0.8)
+    what = "win rate" if result["players"] == 2 else "first-place share"
+    axes.set(
+        title=f"best response to {result['candidate']} ({result['players']} players)",
+        xlabel="minutes of training",
+        ylabel=what,
+    )
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    with cli.atomic_open(path, "wb") as handle:
+        figure.savefig(handle, format="png")
+    plt.close(figure)
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -65,15 +65,8 @@ def algorithm_config(config: TrainConfig, rules: Rules, env_runners: int, gpus: 
         )
         .learners(**learners)
         .training(
-            lr=config.learning_rate,
-            gamma=config.gamma,
-            lambda_=config.gae_lambda,
-            clip_param=config.clip_coef,
-            entropy_coeff=config.ent_coef,
-            vf_loss_coeff=config.vf_coef,
-            grad_clip=config.max_grad_norm,
+            **config.ppo_keywords("rllib"),
             grad_clip_by="global_norm",
-            num_epochs=config.epochs,
             minibatch_size=min(config.minibatch_size, batch),
             train_batch_size_per_learner=batch // max(gpus, 1),
             use_kl_loss=False,

@@ -1,9 +1,7 @@
 """Masked self-play PPO on Ray RLlib: the task of ``train/ppo.py``, on one machine or a cluster.
 
-    python train/rllib_ppo.py [--config FILE] [--resume DIR] [--env-runners R] [--gpus G]
-        [--address auto|HOST:PORT|ray://HOST:10001] [--KEY VALUE ...] [key=value ...]
-    python train/rllib_ppo.py --measure SECONDS [--env-runners R] [--num-envs B] ...
-    python train/rllib_ppo.py --export CHECKPOINT_DIR POLICY.pt
+``--help`` lists the options; ``--measure SECONDS`` times sampling alone and ``--export
+CHECKPOINT_DIR POLICY.pt`` converts a checkpoint written here to a policy file.
 
 The same config, flags and run harness as ``train/ppo.py`` (``train/config.py``,
 ``train/run.py``: budget, warm start, evaluations, progress, checkpoints, Ctrl-C, the
@@ -39,8 +37,7 @@ driver's league, counters and flags, for ``--resume``; written beside it and ren
 place), ``policy.pt`` (the same update's policy as a kit policy file: ``agents.load`` and
 ``python -m agents.evaluate`` read it), ``best.pt``, ``evaluations.csv`` and
 ``summary.json``. An update cannot be cut short: Ctrl-C waits for the one in progress (a
-second Ctrl-C stops at once without it). ``--export`` converts an RLlib checkpoint written
-here to a policy file.
+second Ctrl-C stops at once without it).
 
 Ray is imported only by ``train/rllib_*.py`` (the ``dist`` extra): nothing else in the kit
 needs it. Its parts: the PPOConfig (``train/rllib_config.py``), the runners' env
@@ -327,6 +324,13 @@ def _add_arguments(parser) -> None:
     )
 
 
+# A count of workers >= 0, which a resumed run takes from its checkpoint unless given.
+_SAVED_COUNT: dict[str, Any] = {
+    "saved": True,
+    "check": lambda value: value >= 0,
+    "allowed": "an integer >= 0",
+}
+
 SPEC = run.Spec(
     prog="python train/rllib_ppo.py",
     description="Masked self-play PPO for 101 on Ray RLlib (defaults: configs/train/ppo.yaml), "
@@ -336,24 +340,8 @@ SPEC = run.Spec(
     read_checkpoint=rllib_checkpoint.read_checkpoint,
     outputs="checkpoint/, policy.pt, best.pt, evaluations.csv, summary.json, tb/",
     flags=(
-        run.Flag(
-            "--env-runners",
-            int,
-            2,
-            "RLlib env runners, one CPU each",
-            saved=True,
-            check=lambda v: v >= 0,
-            allowed="an integer >= 0",
-        ),
-        run.Flag(
-            "--gpus",
-            int,
-            0,
-            "learners on GPUs (0: one learner on the CPU)",
-            saved=True,
-            check=lambda v: v >= 0,
-            allowed="an integer >= 0",
-        ),
+        run.Flag("--env-runners", int, 2, "RLlib env runners, one CPU each", **_SAVED_COUNT),
+        run.Flag("--gpus", int, 0, "learners on GPUs (0: one learner on the CPU)", **_SAVED_COUNT),
         run.Flag(
             "--address", str, None, "a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT"
         ),

@@ -60,19 +60,12 @@ class SB3Trainer:
             self.env,
             n_steps=config.rollout_steps,
             batch_size=config.minibatch_size,
-            n_epochs=config.epochs,
-            learning_rate=config.learning_rate,
-            gamma=config.gamma,
-            gae_lambda=config.gae_lambda,
-            clip_range=config.clip_coef,
-            ent_coef=config.ent_coef,
-            vf_coef=config.vf_coef,
-            max_grad_norm=config.max_grad_norm,
             target_kl=config.target_kl or None,
             policy_kwargs={"net_arch": list(config.hidden), "activation_fn": torch.nn.Tanh},
             seed=config.seed,
             device="cpu" if config.device == "cpu" else "auto",
             verbose=0,
+            **config.ppo_keywords("sb3"),
         )
 
     def train(self, counters: run.Counters) -> run.Update:
