@@ -49,7 +49,9 @@ class Counters:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], evaluations: Any = None) -> Counters:
+    def from_dict(
+        cls, data: Mapping[str, Any], evaluations: str | list[dict[str, object]] | None = None
+    ) -> Counters:
         """The counters of :meth:`to_dict` (also of checkpoints that kept the evaluations
         beside the counters: ``evaluations``), read from a checkpoint."""
         rows = data.get("evaluations", evaluations)
