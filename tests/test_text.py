@@ -246,3 +246,28 @@ def test_action_strings_of_the_yaml_variants_parse_back(example):
             assert parse_action(f"{words} of {suit}", state) == action
     else:
         assert "call" in seen
+
+
+def test_a_seat_view_names_cards_by_its_own_deck_whatever_was_shown_before():
+    """Views of a 36-card and a 52-card match in one process: each names the cards of its
+    own deck, and showing one leaves the other's text as it was."""
+    from sto_odno_env.records.playback import SteppedMatch
+
+    def played(rules: str, seed: int) -> tuple[engine.State, list[dict]]:
+        match = SteppedMatch(rules, 2, seed)
+        events = match.start()
+        while len(events) < 12 and not match.done:
+            events += match.step(match.legal()[0])
+        return match.state, events
+
+    small_state, small_events = played("classic", 3)
+    big_state, big_events = played("configs/rules/examples/deck-52.yaml", 3)
+    before = seat_view(small_state, 0, recent=small_events)
+    big = seat_view(big_state, 0, recent=big_events)
+    assert seat_view(small_state, 0, recent=small_events) == before
+    deck = big_state.tables.deck
+    hand = int(big_state.hand[0, 0])
+    assert (
+        "Your hand: " + " ".join(card_name(c, deck) for c in range(deck.cards) if hand >> c & 1)
+        in big
+    )

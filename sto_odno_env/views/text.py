@@ -150,9 +150,6 @@ class Plain:
         return f"{text} ({note})" if note else text
 
 
-PLAIN = Plain()
-
-
 # --- action strings --------------------------------------------------------------------------
 
 
@@ -564,17 +561,18 @@ def seat_view(
         head += f" · your turn {turn}"
     out = f"a total above {rules.target} is out"
     lines = [head, f"You are {you}; {out}." if plain[seat] != "You" else f"A{out[1:]}."]
-    events = [text for event in recent if (text := event_text(PLAIN, event, names, seat))]
+    screen = Plain(state.tables.deck)  # this state's deck names every card id below
+    events = [text for event in recent if (text := event_text(screen, event, names, seat))]
     if events:
         lines += ["Since your last turn:", *(f"  {text}" for text in events)]
-    lines += situation(PLAIN, state, game)
+    lines += situation(screen, state, game)
     lines += [
         "Players (> to act, D dealer):",
-        *(f"  {line}" for line in seat_lines(PLAIN, state, names, game=game)),
+        *(f"  {line}" for line in seat_lines(screen, state, names, game=game)),
     ]
-    lines.append("Your hand: " + PLAIN.hand(int(state.hand[game, seat])))
+    lines.append("Your hand: " + screen.hand(int(state.hand[game, seat])))
     if acting:
-        lines += ["Legal moves:", *move_lines(PLAIN, state, game)]
+        lines += ["Legal moves:", *move_lines(screen, state, game)]
         lines.append(
             "Answer with one move as listed (e.g. "
             + action_text(legal_actions(state, game)[0], state, game)
@@ -601,6 +599,17 @@ def _effect_words(effect: Any) -> list[str]:
     if effect.order_suit:
         words.append("you order the suit to follow")
     return words
+
+
+def rules_brief(rules: Rules) -> list[str]:
+    """The rules in a few lines, for a model's prompt: the aim and how a match ends, then
+    the special cards (:func:`rules_reminder`), indented."""
+    *special, ending = rules_reminder(rules)
+    return [
+        f"Get rid of your cards: the first to empty the hand ends the round; {ending}.",
+        "A card goes on one of the same suit or rank; special cards:",
+        *(f"  {line}" for line in special),
+    ]
 
 
 def rules_reminder(rules: Rules) -> list[str]:
