@@ -75,11 +75,11 @@ class Budget:
         return self.left() >= self.update_seconds + reserve
 
     def speed_lines(
-        self, session_updates: int, decisions: int, seconds: float, global_step: int,
-        reserve: float,
-    ) -> list[str]:  # fmt: skip
+        self, session_updates: int, decisions: int, global_step: int, reserve: float
+    ) -> list[str]:
         """The speed lines due after this command's update ``session_updates``: the first
         update's, marked as settling, then one measured over the updates after it."""
+        seconds = self.update_seconds  # the update just timed
         if session_updates == 1:
             return [
                 f"speed: {rate(decisions / max(seconds, 1e-9))} over the first update "

@@ -35,6 +35,11 @@ class Evaluations:
     def enabled(self) -> bool:
         return bool(self.config.eval_every_minutes)
 
+    def wanted(self, counters: Counters) -> bool:
+        """Evaluations are on and none has been recorded at ``counters.update`` yet."""
+        rows = counters.evaluations
+        return self.enabled and not (rows and rows[-1]["update"] == counters.update)
+
     def due(self) -> bool:
         """``eval_every_minutes`` have passed since the last evaluation."""
         every = 60 * self.config.eval_every_minutes

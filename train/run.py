@@ -34,7 +34,7 @@ from train.cadence import Evaluations
 from train.checkpointing import Outputs
 from train.command_line import parse, run_errors, user_errors
 from train.config import LEAGUE_BOTS, ConfigError
-from train.console import Bar, Console, duration, rate
+from train.console import Console, duration, rate
 from train.protocol import Counters, Flag, Saved, Settings, Spec, Trainer, Update
 from train.signals import Interrupted, Signals
 from train.summary import Session as Figures
@@ -82,10 +82,7 @@ class Session:
             self.set_up()
             if not self.counters.warm_started:
                 self.warm_start()
-            rows = self.counters.evaluations
-            if self.evaluations.enabled and not (
-                rows and rows[-1]["update"] == self.counters.update
-            ):
+            if self.evaluations.wanted(self.counters):
                 self.evaluate("evaluation")
             self.loop()
             self.final_evaluation()
@@ -125,15 +122,14 @@ class Session:
                 self.log_update(update)
                 bar.advance(update.decisions, self.postfix(update))
                 lines = self.budget.speed_lines(
-                    self.figures.updates, update.decisions, self.budget.update_seconds,
-                    counters.global_step, self.reserve(),
-                )  # fmt: skip
+                    self.figures.updates, update.decisions, counters.global_step, self.reserve()
+                )
                 for line in lines:
                     self.console.say(line)
                 if self.evaluations.due() and self.budget.left() >= (
                     self.evaluations.seconds + self.budget.update_seconds + self.reserve()
                 ):
-                    self.evaluate("evaluation", bar)
+                    self.evaluate("evaluation")
                 if self.outputs.due(config.checkpoint_every_minutes):
                     with self.signals.hold():
                         self.save()
@@ -241,10 +237,10 @@ class Session:
 
     def final_evaluation(self) -> None:
         self.phase = "final evaluation"
-        rows = self.counters.evaluations
-        if not self.evaluations.enabled or (rows and rows[-1]["update"] == self.counters.update):
+        if not self.evaluations.wanted(self.counters):
             return
-        if self.budget.left() < self.evaluations.seconds + self.outputs.save_seconds + 1.0:
+        if self.budget.left() < self.reserve():
+            rows = self.counters.evaluations
             latest = rows[-1]["update"] if rows else None
             self.console.say(
                 f"no time left for the final evaluation (about "
@@ -254,9 +250,9 @@ class Session:
             return
         self.evaluate("final evaluation")
 
-    def evaluate(self, label: str, bar: Bar | None = None) -> None:
+    def evaluate(self, label: str) -> None:
         """An evaluation of the captured policy; ``best.pt`` if it is the best so far."""
-        self.phase = label
+        phase, self.phase = self.phase, label
         counters = self.counters
         agent = self.trainer.policy_agent(self.captured)
         rows = self.evaluations.play(label, agent, counters, self.console)
@@ -272,8 +268,7 @@ class Session:
             for row in rows:
                 writer.add_scalar(f"eval/{row['opponent']}", row["rate"], counters.global_step)
                 writer.add_scalar(f"eval/{row['opponent']}_low", row["low"], counters.global_step)
-        if bar is not None:
-            self.phase = "update"
+        self.phase = phase
 
     def save(self) -> None:
         """The trainer's checkpoint and policy file, from the same captured update."""
@@ -347,8 +342,7 @@ class Session:
         command = resume_command(self.spec.prog, outputs, resumed)
         if command and self.spec.resumable and (stopped or self.unfinished):
             rows.append(("continue with", command))
-        if self.trainer is not None:
-            rows += evaluation_rows(counters, self.best_name())
+        rows += evaluation_rows(counters, self.best_name() if self.trainer else None)
         ran = counters.update or counters.elapsed or counters.evaluations
         status = stopped or (f"finished: {self.stop_reason}" if ran else "finished")
         report(self.console, status, rows, counters, self.figures, wall, scores, self.out)

@@ -100,11 +100,12 @@ def report(
     console.say("\n".join(lines))
 
 
-def evaluation_rows(counters: Counters, best_name: str) -> list[tuple[str, str]]:
-    """The summary's lines on the best and the latest evaluation."""
+def evaluation_rows(counters: Counters, best_name: str | None) -> list[tuple[str, str]]:
+    """The summary's lines on the best evaluation (its file ``best_name``; None: no trainer
+    was built to name it) and the latest."""
     rows = []
     best = cadence.best(counters.evaluations)
-    if best is not None:
+    if best is not None and best_name is not None:
         rows.append((best_name, f"update {best[0]['update']:,}: {cadence.describe(best)}"))
     latest = cadence.latest(counters.evaluations)
     if latest is not None:
