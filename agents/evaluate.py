@@ -536,7 +536,7 @@ def write_outputs(report: dict, out: Path) -> None:
     fields = report.get("comparable") or (list(rows[0]) if rows else [])
     _write_csv(out / "agents.csv", [{key: row[key] for key in fields} for row in rows])
     title = f"{report['rules']}, {report['players']} players, {report['matches']} matches"
-    plot_win_rates(report["head_to_head"], compared_rows(report), out / "winrates.png", title)
+    plot_win_rates(report["head_to_head"], rows, out / "winrates.png", title)
 
 
 def main(argv: list[str] | None = None) -> int:

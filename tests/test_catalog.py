@@ -126,3 +126,9 @@ def test_no_user_facing_file_names_an_archived_policy() -> None:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             found += [f"{path.relative_to(REPO)}:{number}: {m}" for m in name.findall(line)]
     assert not found, "archived policies named where users read: " + "; ".join(found)
+
+
+def test_count_span_writes_a_run_as_a_span_and_other_counts_as_a_list():
+    assert catalog.count_span([6]) == "6"
+    assert catalog.count_span((2, 3, 4, 5, 6)) == "2–6"
+    assert catalog.count_span([5, 3]) == "3, 5"  # not a run: 4 is not served

@@ -294,7 +294,7 @@ def test_help_names_the_agents_of_the_registry():
     assert SHIPPED, "no policies shipped in sto_odno_env/bots/policies"
     for name in [*BOTS, *SHIPPED]:
         assert name in text, name
-    assert "ppo-classic (classic, 2-6 players)" in text
+    assert "ppo-classic (classic, 2–6 players)" in text
     assert "numbered from 1" in text
 
 
@@ -871,3 +871,17 @@ def test_a_queen_and_its_suit_in_one_answer():
     assert not after.lstrip("\n").startswith("Suit> ")
     assert "Suit> " not in after.split("Your move> ", 1)[0]
     assert f"You: play {answered[0]}" in after and "You: order ♥" in after
+
+
+def test_a_new_deal_drops_a_suit_typed_with_the_queen_that_ended_the_round():
+    """A queen that finishes a round orders nothing: the suit typed with it must not
+    answer the next round's suit order (say the dealer's, on an opening queen)."""
+    from sto_odno_env.apps.play import HumanMatch, Reader
+    from sto_odno_env.views.screen import Screen
+
+    screen = Screen(io.StringIO())
+    reader = Reader(io.StringIO(), screen)
+    match = HumanMatch(load_rules("classic"), 2, 0, [None], ["You", "bot"], 0, screen, reader)
+    match.queued = match.state.tables.deck.order_base + 3  # "qs h", the queen ending the round
+    match._gather([{"type": "round", "round": 1, "dealer": 0}])
+    assert match.queued is None

@@ -22,13 +22,11 @@ import torch
 
 from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game.rules import Rules
-from train.config import LeagueConfig
+from train.config import LEAGUE_BOTS, LeagueConfig
 from train.masked import sample
 
 if TYPE_CHECKING:
     from torch import nn
-
-BOT_NAMES = ("expert", "greedy", "random")
 
 
 class NetworkPlayer:
@@ -72,16 +70,16 @@ class League:
         self.filled = 0  # snapshot slots holding a snapshot
         self.next_slot = 0
         self.snapshot_updates: list[int] = [-1] * self.max_snapshots
-        self.bots = {name: load_agent(name, rules, players, seed=seed) for name in BOT_NAMES}
+        self.bots = {name: load_agent(name, rules, players, seed=seed) for name in LEAGUE_BOTS}
         self.names = (
-            ["current"] + [f"snapshot-{i}" for i in range(self.max_snapshots)] + list(BOT_NAMES)
+            ["current"] + [f"snapshot-{i}" for i in range(self.max_snapshots)] + list(LEAGUE_BOTS)
         )
         players_of = [NetworkPlayer(current, self.generator, device)]
         players_of += [NetworkPlayer(net, self.generator, device) for net in self.snapshots]
-        self.members = players_of + [self.bots[name] for name in BOT_NAMES]
+        self.members = players_of + [self.bots[name] for name in LEAGUE_BOTS]
         self.weight_current = weights.current
         self.weight_snapshots = weights.snapshots
-        self.weight_bots = [getattr(weights, name) for name in BOT_NAMES]
+        self.weight_bots = [getattr(weights, name) for name in LEAGUE_BOTS]
         self.assign = np.zeros((batch, players - 1), dtype=np.int16)
         self.pinned: int | None = None  # the member in every opponent seat (pin)
 

@@ -82,7 +82,7 @@ def export_policy(checkpoint: str | Path, path: str | Path) -> None:
             f"checkpoint {str(checkpoint)!r} is not a train/rllib_ppo.py checkpoint "
             f"(no {DRIVER_STATE} or {MODULE_DIR.as_posix()})"
         )
-    config = json.loads(torch.load(driver, map_location="cpu", weights_only=True)["config"])
+    config = read_checkpoint(checkpoint).config  # a foreign driver state: one line, as --resume
     module_class()
     module = RLModule.from_checkpoint(str(module_dir))
     rules = load_rules(config["rules"])

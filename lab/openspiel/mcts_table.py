@@ -17,7 +17,6 @@ reward.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 
@@ -26,18 +25,10 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 import agents
+from agents.stats import wilson
 from sto_odno_env.game import engine
 from sto_odno_env.interop import openspiel as osp
 from sto_odno_env.views.observation import observe_one
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class RoundRollouts(mcts.Evaluator):
@@ -118,7 +109,7 @@ def resample(state: osp.StoOdnoState, seat: int, rng: np.random.Generator) -> os
     clone._events.append(event)
     clone._stack = len(clone._events) - 1
     clone._engine = osp._Frozen(new)
-    new.stock[0, :stock_size] = top_first[::-1]
+    osp._fill_stock(new, event)  # the stock as the event places it, top first
     return clone
 
 

@@ -185,7 +185,8 @@ class HumanMatch:
                     lines = match_result_lines(self.screen, event, self.names, self.seat)
                     self.screen.block("Match result", lines)
             elif event["type"] == "round":
-                self.turn, self.last_actor = 0, None
+                # A new deal: a suit typed with a queen that ended the round orders nothing.
+                self.turn, self.last_actor, self.queued = 0, None, None
                 self.recent.append(event)
             elif event["type"] != "match":
                 self.recent.append(event)
@@ -301,14 +302,6 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-def _counts(counts: list[int]) -> str:
-    """``2``, ``2-6`` for a run of counts, else ``2, 4``."""
-    counts = sorted(counts)
-    if len(counts) > 2 and counts == list(range(counts[0], counts[-1] + 1)):
-        return f"{counts[0]}-{counts[-1]}"
-    return ", ".join(map(str, counts))
-
-
 def agent_names() -> str:
     """The agents ``--opponents`` takes, from the registry: the bots, the recommended
     policy of each rule set, then the shipped policy files, with the rules and player
@@ -317,11 +310,11 @@ def agent_names() -> str:
     from ..bots.registry import BOTS  # the agents package depends on this one
 
     recommended = [
-        f"{alias} ({rules}, {_counts(list(catalog.served_counts(alias)))} players)"
+        f"{alias} ({rules}, {catalog.count_span(catalog.served_counts(alias))} players)"
         for alias, rules in catalog.aliases().items()
     ]
     files = [
-        f"{card.name} ({card.rules}, {_counts(list(card.players))} players)"
+        f"{card.name} ({card.rules}, {catalog.count_span(card.players)} players)"
         for card in catalog.policy_cards().values()
     ]
     bots = ", ".join(name + ("[:samples=N,...]" if name == "rollout" else "") for name in BOTS)

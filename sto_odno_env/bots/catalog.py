@@ -22,12 +22,12 @@ from pathlib import Path
 import yaml
 
 from ..game.rules import Rules
+from .rollout import OUTCOMES  # the ways a rollout scores a finished deal
 
 POLICY_DIR = Path(__file__).resolve().parent / "policies"
 INDEX = POLICY_DIR / "index.yaml"
 INDEX_FORMAT = "sto-odno-policy-index"
 ALIAS_PREFIX = "ppo-"
-OUTCOMES = ("table", "standing", "value")
 
 
 class PolicyIndexError(ValueError):
@@ -156,9 +156,12 @@ def served_counts(name: str) -> tuple[int, ...]:
 
 
 def count_span(counts: tuple[int, ...] | list[int]) -> str:
-    """Player counts as people read them: ``2–6`` for several (the counts the index
-    serves are a run), ``6`` for one."""
-    return f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
+    """Player counts as people read them: ``2–6`` for a run, ``6`` for one, else
+    ``2, 4``."""
+    counts = sorted(counts)
+    if len(counts) > 1 and counts == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]}–{counts[-1]}"
+    return ", ".join(map(str, counts))
 
 
 def search_default(rules: Rules | str, players: int | None) -> SearchDefault | None:

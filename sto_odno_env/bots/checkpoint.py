@@ -340,15 +340,10 @@ def _network(data: dict, path: Path, key: str, outputs: int, what: str):
 def _load_sb3(path: Path, rules: Rules | str | None) -> BasePolicy:
     """An SB3 zip as an agent, refused unless its spaces are those of ``rules`` (the
     classic rules without them)."""
-    try:
-        from sb3_contrib import MaskablePPO
-        from stable_baselines3 import PPO
-    except ImportError:  # pragma: no cover - depends on the install
-        raise CheckpointError(
-            "loading an SB3 zip needs the train extra: pip install -e '.[train]'"
-        ) from None
+    needs = "loading an SB3 zip needs the train extra"
     errors = []
-    for model_class in (MaskablePPO, PPO):
+    for module, name in (("sb3_contrib", "MaskablePPO"), ("stable_baselines3", "PPO")):
+        model_class = getattr(require(module, needs, "train", CheckpointError), name)
         try:
             model = model_class.load(path, device="cpu")
         except Exception as error:  # each class fails differently on a foreign zip

@@ -41,7 +41,7 @@ from ..views.text import (
     TextActionError,
     legal_actions,
     parse_move,
-    rules_reminder,
+    rules_brief,
     seat_view,
 )
 from .policy import BasePolicy
@@ -127,12 +127,10 @@ class TextAgent(BasePolicy):
         rules = self.rules
         players = state.players
         names = ["You", *(f"seat +{k}" for k in range(1, players))]
+        aim, *special = rules_brief(rules)
         lines = [
-            f"You are playing 101 (rules {rules.name}, {players} players). Get rid of your "
-            "cards: the first to empty the hand ends the round; "
-            f"{rules_reminder(rules)[-1]}.",
-            "A card goes on one of the same suit or rank; special cards:",
-            *(f"  {line}" for line in rules_reminder(rules)[:-1]),
+            f"You are playing 101 (rules {rules.name}, {players} players). {aim}",
+            *special,
             "Other seats are named by their place after you (seat +1 acts after you).",
             "",
             seat_view(state, 0, names=names, show_round=False),

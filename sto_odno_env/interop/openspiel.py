@@ -57,14 +57,14 @@ import pyspiel
 from ..game import engine
 from ..game.cards import PHASE_AFTER_DRAW, PHASE_DONE, PHASE_NAMES, SUIT_SYMBOLS
 from ..game.cards import card_name as _card_name
+from ..game.rule_values import MAX_PLAYERS, MIN_PLAYERS
 from ..game.rules import Rules, load_rules
 from ..game.trace import Trace
 from ..views.observation import obs_size, observe_one
-from ..views.text import action_text, seat_view
+from ..views.text import Plain, action_text, seat_view
 
 GAME_NAME = "python_sto_odno"
 DEFAULT_PARAMS = {"rules": "classic", "players": 4}
-MAX_SEATS = 6  # the kit's largest table; the memory tensor pads seats to it
 MAX_ROUNDS = 64  # the rounds counted in max_game_length (a bound OpenSpiel asks for)
 
 
@@ -206,10 +206,6 @@ def _fill_stock(state: engine.State, event: ChanceEvent) -> None:
 # --- text ----------------------------------------------------------------------------------------
 
 
-def _cards_text(bits: int, cards: int, deck) -> str:
-    return " ".join(_card_name(c, deck) for c in range(cards) if bits >> c & 1) or "-"
-
-
 def seat_text(state: engine.State, seat: int) -> str:
     """What ``seat`` sees now, on one line (no hidden card enters it)."""
     deck = state.tables.deck
@@ -228,8 +224,9 @@ def seat_text(state: engine.State, seat: int) -> str:
     if int(state.pending[0]):
         parts.append(f"pending {int(state.pending[0])}")
     parts.append(f"stock {int(state.stock_size[0])}")
-    parts.append(f"pile {_cards_text(int(state.discard_bits[0]), cards, deck)}")
-    parts.append(f"hand {_cards_text(int(state.hand[0, seat]), cards, deck)}")
+    names = Plain(deck)
+    parts.append(f"pile {names.hand(int(state.discard_bits[0]))}")
+    parts.append(f"hand {names.hand(int(state.hand[0, seat]))}")
     drawn = int(state.drawn_card[0])
     if phase == PHASE_AFTER_DRAW and seat == int(state.current_player[0]) and drawn < cards:
         parts.append(f"drawn {_card_name(drawn, deck)}")
@@ -259,8 +256,8 @@ def _game_type(players: int) -> pyspiel.GameType:
             else pyspiel.GameType.Utility.GENERAL_SUM
         ),
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=MAX_SEATS,
-        min_num_players=2,
+        max_num_players=MAX_PLAYERS,
+        min_num_players=MIN_PLAYERS,
         provides_information_state_string=True,
         provides_information_state_tensor=True,
         provides_observation_string=True,
@@ -599,13 +596,13 @@ class StoOdnoObserver:
         self.obs_size = obs_size(game.rules)
         pieces = [("observation", self.obs_size)]
         if perfect_recall:
-            pieces += [("played", MAX_SEATS * self.cards), ("held", self.cards)]
+            pieces += [("played", MAX_PLAYERS * self.cards), ("held", self.cards)]  # seats padded
         self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
         self.dict: dict[str, np.ndarray] = {}
         at = 0
         for name, size in pieces:
             view = self.tensor[at : at + size]
-            self.dict[name] = view.reshape(MAX_SEATS, self.cards) if name == "played" else view
+            self.dict[name] = view.reshape(MAX_PLAYERS, self.cards) if name == "played" else view
             at += size
 
     def set_from(self, state: StoOdnoState, player: int) -> None:

@@ -52,7 +52,7 @@ from ..views.text import (
     action_text,
     opens_turn,
     parse_move,
-    rules_reminder,
+    rules_brief,
     seat_view,
 )
 
@@ -129,9 +129,12 @@ class StoOdnoEnv(ta.Env):
             elif self.state.done:  # TwoPlayerState ended the match itself (-1 / +1)
                 self._note_invalid_end(player)
             return self.state.step(rotate_player=False)
+        round_played = int(self.match.state.round[0])
         self._play(player, move.action)
         if move.then is not None and not self.match.done:
-            still = int(self.match.state.current_player[0]) == player
+            state = self.match.state
+            # The queen's own order: not a new round's (a queen that ends a round orders nothing).
+            still = int(state.current_player[0]) == player and int(state.round[0]) == round_played
             if still and move.then in self.match.legal():  # the suit named with the queen
                 self._play(player, move.then)
         self._take_forced()
@@ -153,10 +156,7 @@ class StoOdnoEnv(ta.Env):
         lines = [
             f"You are Player {player_id} in a {self.state.num_players}-player game of 101 "
             f"(rules {rules.name}).",
-            "Get rid of your cards: the first to empty the hand ends the round; "
-            f"{rules_reminder(rules)[-1]}.",
-            "A card goes on one of the same suit or rank; special cards:",
-            *(f"  {line}" for line in rules_reminder(rules)[:-1]),
+            *rules_brief(rules),
             "At your turn you see the table and the legal moves. Answer with one move in "
             "square brackets, as listed: [play Q♠], [cover 8♣], [order ♥], [draw], [pass]; a "
             "queen that orders may take its suit at once: [play Q♠ hearts].",

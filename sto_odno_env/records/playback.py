@@ -24,6 +24,7 @@ import numpy as np
 
 from ..game import engine
 from ..game.rules import Rules, load_rules
+from ..views.text import legal_actions
 from .replay import RecordError, replay
 
 Line = tuple[int, dict[str, Any]]  # (line number in the file, event)
@@ -201,25 +202,24 @@ def with_draws(
     result: list[dict[str, Any]] = []
     for part, (first, stop) in enumerate(itertools.pairwise(bounds)):
         piece = [dict(event) for event in events[first:stop]]
+        action = next((e for e in piece if e["type"] == "action"), None)
+        cause = None  # the card whose penalty a seat took without a decision of its own
         if part == 0:
             if before is None:  # the match's start: nothing was held before the deal
                 result += piece
                 continue
             start = before
+            if action is not None and action["action"] < cards:
+                cause = action["action"]
         else:
             deck, seats_in = piece[0]["deck"], deals[part - 1][1]
-            dealt = sum(1 << card for card in deck[: seats_in.bit_count() * hand_size])
-            start = [dealt] * len(ends[part])
+            count = seats_in.bit_count() * hand_size  # the cards dealt
+            start = [sum(1 << card for card in deck[:count])] * len(ends[part])
+            cause = deck[count - 1]  # the opening card: the dealer's last, turned up (§3)
         taken = [end & ~begin for end, begin in zip(ends[part], start, strict=True)]
         for event in piece:
             if event["type"] == "steal":
                 taken[event["player"]] &= ~(1 << event["card"])
-        action = next((e for e in piece if e["type"] == "action"), None)
-        cause = None  # the card whose penalty a seat took without a decision of its own
-        if part:  # a round's opening card: the dealer's last card, turned up (§3)
-            cause = piece[0]["deck"][seats_in.bit_count() * hand_size - 1]
-        elif action is not None and action["action"] < cards:
-            cause = action["action"]
         notes = []
         for seat, bits in enumerate(taken):
             drawn = [card for card in range(cards) if bits >> card & 1]
@@ -296,8 +296,7 @@ class SteppedMatch:
 
     def legal(self) -> list[int]:
         """The legal actions of the player to act, in id order."""
-        bits = int(self.state.legal_bits[0])
-        return [a for a in range(self.state.tables.num_actions) if bits >> a & 1]
+        return legal_actions(self.state)
 
     def start(self) -> list[dict[str, Any]]:
         """The events of the deal (and of an opening card's penalty)."""

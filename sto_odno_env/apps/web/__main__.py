@@ -11,6 +11,7 @@ bind another address. Ctrl-C or SIGTERM stop it cleanly.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import socket
 import sys
@@ -104,14 +105,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the server until Ctrl-C or SIGTERM; returns the exit code (130 after a stop, with
     one line saying so)."""
     args = parser().parse_args(argv)
-    try:
-        # uvicorn takes SIGINT and SIGTERM while it serves, shuts down gracefully, then
-        # raises the signal again: it reaches cli.stopping's handler (as one during start-up
-        # does), whose Stopped uvicorn.run swallows; the handler has noted the signal.
-        with cli.stopping() as stop:
-            code = _serve(args)
-    except cli.Stopped as stopped:
-        return cli.stopped(stopped, "the web table is closed")
+    code = 0
+    # uvicorn takes SIGINT and SIGTERM while it serves, shuts down gracefully, then raises
+    # the signal again: it reaches cli.stopping's handler (as one during start-up does),
+    # whose Stopped uvicorn.run swallows, or which stops the start-up; either way the
+    # handler has noted the signal.
+    with contextlib.suppress(cli.Stopped), cli.stopping() as stop:
+        code = _serve(args)
     if stop.received is not None:
         return cli.stopped(cli.Stopped(stop.received), "the web table is closed")
     return code
