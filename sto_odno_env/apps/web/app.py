@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import io
 import json
+import logging
+import re
 import sys
 import urllib.parse
 from collections.abc import Callable
@@ -67,10 +69,12 @@ from . import svg
 from .games import Catalog, GameStore, RequestError, duplicate_baseline
 from .ladder import list_results
 from .match import MoveError
+from .nesting import NestingError, check_depth
 from .replays import Replays, replay_frame
 from .rulebook import rule_set_page
 
 HERE = Path(__file__).resolve().parent
+LOG = logging.getLogger("sto_odno_env.web")
 MAX_FORM_BYTES = 64 * 1024  # a form or JSON body: a few fields
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 SECURITY_HEADERS = [
@@ -179,10 +183,13 @@ async def read_form(request: Request) -> dict[str, str]:
 async def read_json(request: Request) -> dict[str, Any]:
     """A JSON object body."""
     body = await read_body(request, MAX_FORM_BYTES)
+    check_depth(body, "the body")  # before decoding: the decoder recurses once per level
     try:
         data = json.loads(body.decode("utf-8") or "{}")
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise RequestError(f"the body is not JSON: {error}") from None
+    except ValueError as error:  # a number past int()'s 4,300 digits
+        raise RequestError(f"the body is not JSON the table takes: {error}") from None
     if not isinstance(data, dict):
         raise RequestError("the body must be a JSON object")
     return data
@@ -192,7 +199,9 @@ def whole_number(value: Any, name: str, low: int | None = None, high: int | None
     """``value`` as an int (a JSON int or a decimal text), within [low, high]."""
     if isinstance(value, bool):
         value = None
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    # ASCII digits only: str.isdigit() takes '²', which int() refuses, and a number is
+    # never longer than 18 digits here (int() refuses past 4,300 with a ValueError).
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,18}", value.strip()):
         value = int(value.strip())
     if not isinstance(value, int):
         raise RequestError(f"{name} must be a whole number, got {value!r}")
@@ -227,6 +236,11 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
 
     async def on_request_error(request: Request, error: Exception) -> Response:
         status = getattr(error, "status", 400)
+        if isinstance(error, NestingError):  # a client probing the decoder: one line each
+            client = request.client.host if request.client else "?"
+            LOG.warning(
+                "refused %s %s from %s: %s", request.method, request.url.path, client, error
+            )
         return error_response(request, str(error), status)
 
     async def on_http_error(request: Request, error: HTTPException) -> Response:

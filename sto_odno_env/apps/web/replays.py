@@ -26,6 +26,7 @@ from cachetools import LRUCache, TTLCache
 from ...records.playback import Playback
 from ...records.replay import RecordError, replay_lines
 from .games import RequestError
+from .nesting import check_lines
 
 MAX_LISTED = 500  # record files listed at most (the first by name)
 MAX_LISTED_BYTES = 64 * 1024 * 1024  # a listed file larger than this is not loaded
@@ -86,6 +87,7 @@ def check_upload(name: str, data: bytes, max_bytes: int) -> tuple[str, int]:
         raise RequestError(
             f"{name}: byte {error.start} is not UTF-8 text; a record is JSON Lines text"
         ) from None
+    check_lines(data, name)  # before the replayer decodes a line nested past the limit
     try:
         matches = replay_lines(name, text.splitlines())
     except RecordError as error:
@@ -193,6 +195,7 @@ class Replays:
 
     @staticmethod
     def _load(path: Path, name: str, match: int) -> Playback:
+        check_lines(path.read_bytes(), name)  # a listed file is read as an upload is
         try:
             return Playback.load(path, match)
         except RecordError as error:
