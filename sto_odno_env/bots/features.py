@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..game.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, QUEEN, Deck
+from ..game.cards import NUM_CARDS, NUM_RANKS, QUEEN, Deck
 from ..game.rules import Rules, load_rules
 from ..game.tables import NO_CARD, compile_rules
 from ..views.observation import ObservationView
@@ -29,7 +29,7 @@ class CardTables:
     deck: Deck
     suit: np.ndarray  # (C,) int: the suit of each card
     is_queen: np.ndarray  # (C,) bool
-    card_bit: np.ndarray  # (37,) uint64: the bit of each card (0 for no card)
+    card_bit: np.ndarray  # (C + 1,) uint64: the bit of each card (0 for no card)
     points: np.ndarray  # (C,)
     draw: np.ndarray  # (C,)
     skip: np.ndarray  # (C,) bool
@@ -48,12 +48,14 @@ class CardTables:
         tables = compile_rules(load_rules(rules))
         deck = tables.deck
         n = deck.cards
-        playable = tables.playable[:n, NUM_SUITS]  # no ordered suit
+        playable = tables.playable[:n, deck.suits]  # the last column: no ordered suit
         follows = np.array([[bool(int(playable[c]) >> d & 1) for d in range(n)] for c in range(n)])
         return cls(
             deck=deck,
             suit=np.arange(n) // deck.ranks,
-            is_queen=np.arange(n) % deck.ranks == deck.queen,
+            is_queen=(np.arange(n) % deck.ranks == deck.queen)
+            if deck.queen is not None
+            else np.zeros(n, dtype=bool),
             card_bit=tables.card_bit,
             points=tables.points.astype(np.float64),
             draw=tables.draw[:n].astype(np.float64),

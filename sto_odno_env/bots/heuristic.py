@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..game.cards import (
-    NUM_SUITS,
     PHASE_AFTER_DRAW,
     PHASE_COVER,
     PHASE_PLAY,
@@ -80,7 +79,7 @@ class GreedyAgent(BasePolicy):
         self.rules = load_rules(rules)
         self.cards = CardTables.of(self.rules)
         self.deck = self.cards.deck
-        self.suit_of_card = np.eye(NUM_SUITS, dtype=np.float64)[self.cards.suit]  # (N, 4)
+        self.suit_of_card = np.eye(self.deck.suits, dtype=np.float64)[self.cards.suit]  # (N, S)
         keep = self.cards.cover | self.cards.order_suit | self.cards.is_queen
         # Points first; among equal points keep cover cards and queens for later.
         self.card_scores = self.cards.points * 4 - keep * 1.0
@@ -161,7 +160,7 @@ class ExpertAgent(BasePolicy):
         self.rules = load_rules(rules)
         self.cards = CardTables.of(self.rules)
         self.deck = self.cards.deck
-        self._suit_of_card = np.eye(NUM_SUITS, dtype=np.float32)[self.cards.suit]  # (N, 4)
+        self._suit_of_card = np.eye(self.deck.suits, dtype=np.float32)[self.cards.suit]  # (N, S)
         self.mean_points = float(self.cards.points.mean())
         self.weights = w = replace(ExpertWeights(), **weights)
         cards = self.cards

@@ -5,8 +5,10 @@ A card id is ``suit * 9 + rank`` with suits ``♠ ♣ ♦ ♥`` (0–3) and rank
 The module constants below are those of this 36-card deck. A rule set with ``deck: 52``
 (docs/rules.md §12) adds the ranks ``2 3 4 5`` below the 6: its :class:`Deck`
 (:func:`deck_of`) has ids ``suit * 13 + rank`` with ranks counted from the 2, and actions
-``0…51`` play, ``52…55`` order, ``56`` draw, ``57`` pass, ``58`` call. Card naming and
-parsing take an optional ``deck`` (the 36-card one by default).
+``0…51`` play, ``52…55`` order, ``56`` draw, ``57`` pass, ``58`` call. A small deck,
+``deck: {ranks: [8, Q, A], suits: 2}`` (:func:`small_deck`), has the chosen ranks in the
+first suits: ids ``suit * ranks + rank``, one order action per suit, then draw, pass and
+call. Card naming and parsing take an optional ``deck`` (the 36-card one by default).
 
 One ``Discrete(42)`` action space serves every decision:
 
@@ -71,23 +73,25 @@ class CardParseError(ValueError):
 
 
 ALL_RANK_NAMES = ("2", "3", "4", "5", *RANK_NAMES)  # every rank of any deck, lowest first
-DECK_SIZES = (36, 52)
+DECK_SIZES = (36, 52)  # the full decks, named by their size alone
 
 
 @dataclasses.dataclass(frozen=True)
 class Deck:
     """A deck and its card and action ids (docs/rules.md §1, §12).
 
-    ``cards`` ids ``suit * ranks + rank`` (ranks counted from ``lowest``); actions: plays
-    ``0…cards-1``, the four suit orders from ``order_base``, then ``draw``, ``pass_``
-    and ``call`` (the call only with last_card_call). ``no_card`` (= ``cards``) is the
-    tables' "no card" row. Build it with :func:`deck_of`.
+    ``cards`` ids ``suit * ranks + rank`` (ranks counted from ``lowest``, suits from ♠ in
+    the order ♠ ♣ ♦ ♥); actions: plays ``0…cards-1``, one order per suit from
+    ``order_base``, then ``draw``, ``pass_`` and ``call`` (the call only with
+    last_card_call). ``no_card`` (= ``cards``) is the tables' "no card" row. Build it with
+    :func:`deck_of` (36 or 52 cards) or :func:`small_deck` (chosen ranks and suits).
     """
 
     cards: int
     ranks: int
     rank_names: tuple[str, ...]
     lowest: str
+    suits: int = NUM_SUITS
 
     @property
     def order_base(self) -> int:
@@ -95,7 +99,7 @@ class Deck:
 
     @property
     def draw(self) -> int:
-        return self.cards + NUM_SUITS
+        return self.cards + self.suits
 
     @property
     def pass_(self) -> int:
@@ -110,8 +114,28 @@ class Deck:
         return self.cards
 
     @property
-    def queen(self) -> int:
-        return self.rank_names.index("Q")
+    def queen(self) -> int | None:
+        """The queens' rank index, or None in a deck without queens."""
+        return self.rank_names.index("Q") if "Q" in self.rank_names else None
+
+    @property
+    def suit_symbols(self) -> tuple[str, ...]:
+        return SUIT_SYMBOLS[: self.suits]
+
+    @property
+    def full(self) -> bool:
+        """A 36- or 52-card deck (named by its size in a rule set)."""
+        return (
+            self.suits == NUM_SUITS
+            and self.cards in DECK_SIZES
+            and (self.rank_names == ALL_RANK_NAMES[len(ALL_RANK_NAMES) - self.ranks :])
+        )
+
+    def value(self) -> int | dict[str, list[str] | int]:
+        """The rule set's ``deck`` value: 36, 52, or ``{ranks: [...], suits: k}``."""
+        if self.full:
+            return self.cards
+        return {"ranks": list(self.rank_names), "suits": self.suits}
 
     def actions(self, call: bool = False) -> int:
         """The number of actions: plays, orders, draw, pass (and the call)."""
@@ -128,14 +152,31 @@ class Deck:
 
 
 @cache
-def deck_of(size: int = 36) -> Deck:
-    """The :class:`Deck` of ``size`` cards: 36 (6 to ace) or 52 (2 to ace)."""
+def deck_of(size: int | Deck = 36) -> Deck:
+    """The :class:`Deck` of ``size`` cards: 36 (6 to ace) or 52 (2 to ace); a Deck as is."""
     if isinstance(size, Deck):
         return size
     if isinstance(size, bool) or size not in DECK_SIZES:
         raise ValueError(f"deck {size!r} is not allowed; allowed: 36, 52")
     names = ALL_RANK_NAMES[len(ALL_RANK_NAMES) - size // NUM_SUITS :]
     return Deck(cards=size, ranks=len(names), rank_names=names, lowest=names[0])
+
+
+@cache
+def small_deck(rank_names: tuple[str, ...], suits: int = NUM_SUITS) -> Deck:
+    """The deck of the ranks ``rank_names`` (canonical names, lowest first, each once) in
+    the first ``suits`` suits (♠ ♣ ♦ ♥ order): a 36- or 52-card deck when it is one."""
+    names = tuple(rank_names)
+    if not names or any(name not in ALL_RANK_NAMES for name in names):
+        raise ValueError(f"ranks {list(names)!r}: allowed: some of {', '.join(ALL_RANK_NAMES)}")
+    if sorted(names, key=ALL_RANK_NAMES.index) != list(names) or len(set(names)) != len(names):
+        raise ValueError(f"ranks {list(names)!r} must be distinct, lowest first")
+    if isinstance(suits, bool) or suits not in range(1, NUM_SUITS + 1):
+        raise ValueError(f"suits {suits!r}: allowed: 1, 2, 3, 4")
+    deck = Deck(
+        cards=len(names) * suits, ranks=len(names), rank_names=names, lowest=names[0], suits=suits
+    )
+    return deck_of(deck.cards) if deck.full else deck
 
 
 DECK36 = deck_of(36)
@@ -183,7 +224,7 @@ def parse_rank(text: str | int, deck: Deck | int | None = None) -> int:
     if key in deck.rank_names:
         return deck.rank_names.index(key)
     extra = ""
-    if key in ALL_RANK_NAMES:
+    if key in ALL_RANK_NAMES and deck.full:
         extra = f" (rank {key} is only in the 52-card deck, deck: 52)"
     raise CardParseError(
         f"{text!r} is not a rank of the {deck.cards}-card deck{extra}; allowed: "
@@ -206,7 +247,7 @@ def parse_card(text: str | int, deck: Deck | int | None = None) -> int:
         raise CardParseError(f"card id {text} is outside 0..{deck.cards - 1}")
     raw = str(text).strip()
     suit_text, rank_text = raw[-1:].upper(), raw[:-1]
-    if suit_text in _SUIT_ALIASES and rank_text:
+    if suit_text in _SUIT_ALIASES and _SUIT_ALIASES[suit_text] < deck.suits and rank_text:
         try:
             return deck.card_id(_SUIT_ALIASES[suit_text], parse_rank(rank_text, deck))
         except CardParseError:
@@ -214,7 +255,7 @@ def parse_card(text: str | int, deck: Deck | int | None = None) -> int:
     raise CardParseError(
         f"{text!r} is not a card of the {deck.cards}-card deck; write rank then suit, e.g. "
         f"Q♠, QS, qs, 10h, Th (ranks {' '.join(deck.rank_names)}; suits "
-        f"{' '.join(SUIT_SYMBOLS)} or S C D H)"
+        f"{' '.join(deck.suit_symbols)} or {' '.join(SUIT_LETTERS[: deck.suits])})"
     )
 
 

@@ -75,7 +75,10 @@ class RandomChance:
         # is the one with the smallest key, whatever the stack's size.
         size = state.tables.deck.cards
         keys = ~self._numbers(state, games, size)
-        keys[counts[:, None] <= _POSITIONS[size]] = np.iinfo(np.uint64).max
+        positions = _POSITIONS.get(size)
+        if positions is None:  # a small deck
+            positions = _POSITIONS[size] = np.arange(size)[None, :]
+        keys[counts[:, None] <= positions] = np.iinfo(np.uint64).max
         order = np.argsort(keys, axis=1, kind="stable")
         order += np.arange(0, order.size, size)[:, None]
         return cards.reshape(-1)[order]
@@ -87,7 +90,7 @@ class RandomChance:
         return _nth_card(hands, pick.astype(np.int64), state.tables.deck.cards)
 
 
-_POSITIONS = {size: np.arange(size)[None, :] for size in DECK_SIZES}
+_POSITIONS: dict[int, np.ndarray] = {size: np.arange(size)[None, :] for size in DECK_SIZES}
 RANDOM_CHANCE = RandomChance()
 
 

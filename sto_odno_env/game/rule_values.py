@@ -12,14 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from .cards import (
+    ALL_RANK_NAMES,
     DECK36,
     DECK_SIZES,
+    NUM_SUITS,
     CardParseError,
     Deck,
     card_name,
     deck_of,
     parse_card,
     parse_rank,
+    small_deck,
 )
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
@@ -98,11 +101,48 @@ def merge_keyed(base: Mapping, override: Mapping, path: str, deck: Deck | None =
     return merged
 
 
+DECK_ALLOWED = (
+    "36 (6 to ace), 52 (2 to ace), or a small deck {ranks: [...], suits: 1-4} "
+    f"(ranks from {', '.join(ALL_RANK_NAMES)}, each once; suits default 4)"
+)
+
+
 def deck_value(value: Any) -> Deck:
-    """The ``deck`` key (docs/rules.md §12): 36 or 52 cards."""
+    """The ``deck`` key (docs/rules.md §12): 36 or 52 cards, a small deck's mapping
+    ``{ranks: [...], suits: k}``, or a :class:`Deck`."""
+    if isinstance(value, Deck):
+        return value
+    if isinstance(value, Mapping):
+        return _small_deck_value(value)
     if isinstance(value, bool) or value not in DECK_SIZES:
-        raise RulesError(f"deck: {value!r} is not allowed; allowed: 36 (6 to ace) or 52 (2 to ace)")
+        raise RulesError(f"deck: {value!r} is not allowed; allowed: {DECK_ALLOWED}")
     return deck_of(value)
+
+
+def _small_deck_value(value: Mapping) -> Deck:
+    unknown = sorted(set(map(str, value)) - {"ranks", "suits"})
+    if unknown:
+        raise RulesError(f"deck: unknown key {unknown[0]!r}; allowed: ranks, suits")
+    ranks = value.get("ranks")
+    if not isinstance(ranks, list | tuple) or not ranks:
+        raise RulesError(
+            f"deck.ranks: {ranks!r} is not allowed; allowed: a non-empty list of ranks from "
+            f"{', '.join(ALL_RANK_NAMES)}"
+        )
+    names = []
+    for rank in ranks:
+        key = "10" if str(rank).strip().upper() == "T" else str(rank).strip().upper()
+        if isinstance(rank, bool) or key not in ALL_RANK_NAMES:
+            raise RulesError(
+                f"deck.ranks: {rank!r} is not a rank; allowed: {', '.join(ALL_RANK_NAMES)}"
+            )
+        if key in names:
+            raise RulesError(f"deck.ranks: {rank!r} is named twice; each rank at most once")
+        names.append(key)
+    suits = value.get("suits", NUM_SUITS)
+    if isinstance(suits, bool) or not isinstance(suits, int) or not 1 <= suits <= NUM_SUITS:
+        raise RulesError(f"deck.suits: {suits!r} is not allowed; allowed: 1, 2, 3, 4")
+    return small_deck(tuple(sorted(names, key=ALL_RANK_NAMES.index)), suits)
 
 
 def lenient_deck(value: Any) -> Deck | None:
@@ -138,6 +178,8 @@ def canonical_key(
     low = str(key).strip().upper()
     if deck.cards == 36 and (low in ("2", "3", "4", "5") or low[:-1] in ("2", "3", "4", "5")):
         hint = " (ranks 2 to 5 exist only with deck: 52)"
+    elif not deck.full:
+        hint = f" (the deck has the ranks {' '.join(deck.rank_names)} in {deck.suits} suits)"
     raise RulesError(f"{path}: unknown key {key!r}{hint}; allowed: {allowed}")
 
 

@@ -21,10 +21,10 @@ from typing import Any
 import yaml
 
 from .cards import (
+    DECK36,
     SUIT_SYMBOLS,
     Deck,
     card_name,
-    deck_of,
 )
 from .rule_values import (
     AFTER_DRAW_RULES,
@@ -94,12 +94,12 @@ class Rules:
     leftover_bonus: str = "ordinary"
     last_card_call: bool = False
     call_penalty: int = 1
-    deck: int = SWITCH_DEFAULTS["deck"]
+    deck: Deck = DECK36  # the rule set's ``deck`` value is ``deck.value()``
 
     @property
     def deck_spec(self) -> Deck:
         """The :class:`~sto_odno_env.game.cards.Deck` of the rule set (its card and action ids)."""
-        return deck_of(self.deck)
+        return self.deck
 
     @property
     def num_actions(self) -> int:
@@ -156,6 +156,9 @@ class Rules:
                 )
             merged = Rules.preset(base_name).to_dict()
             deck = lenient_deck(data.get("deck", merged.get("deck", SWITCH_DEFAULTS["deck"])))
+            if deck is not None:
+                # The base's entries of ranks and cards the deck lacks are left behind.
+                _fit_to_deck(merged, deck)
             for key, value in data.items():
                 if key in ("effects", "finish_bonus", "points") and isinstance(value, Mapping):
                     merged[key] = merge_keyed(merged[key], value, key, deck)
@@ -170,14 +173,11 @@ class Rules:
         for key, value in changes.items():
             merged[key] = plain(value)
         new_deck = lenient_deck(merged.get("deck", SWITCH_DEFAULTS["deck"]))
-        if "points" not in changes and new_deck is not None and new_deck.cards != self.deck:
-            # A deck changed alone: the ranks the new deck lacks lose their points and the
-            # ranks it adds take their defaults (face value for 2 to 5).
-            merged["points"] = {
-                rank: value
-                for rank, value in merged["points"].items()
-                if rank in new_deck.rank_names
-            }
+        if new_deck is not None and new_deck != self.deck:
+            # A deck changed: the ranks and cards the new deck lacks lose their entries
+            # (those not given with it), and the ranks it adds take their defaults (face
+            # value for 2 to 5).
+            _fit_to_deck(merged, new_deck, keep=tuple(changes))
         return Rules.from_dict(merged)
 
     # --- export -------------------------------------------------------------------------
@@ -215,7 +215,7 @@ class Rules:
             "max_turns": self.max_turns,
         }
         for key, default in SWITCH_DEFAULTS.items():
-            value = getattr(self, key)
+            value = self.deck.value() if key == "deck" else getattr(self, key)
             if value != default:
                 data[key] = list(value) if isinstance(value, tuple) else value
         return data
@@ -321,7 +321,7 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     out["players"] = (low, high)
 
     deck = deck_value(data.get("deck", SWITCH_DEFAULTS["deck"]))
-    out["deck"] = deck.cards
+    out["deck"] = deck
     out["hand_size"] = expect_int(data["hand_size"], "hand_size", minimum=1)
     if out["hand_size"] * high > deck.cards - 1:
         more = " (or deck: 52)" if deck.cards == 36 and out["hand_size"] * high <= 51 else ""
@@ -370,10 +370,9 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
             points[rank] = int(rank)  # deck 52: the ranks 2 to 5 default to face value
     absent = [rank for rank in deck.rank_names if rank not in points]
     if absent:
-        count = {36: "nine", 52: "thirteen"}[deck.cards]
         default = " (2 to 5 default to face value)" if deck.cards == 52 else ""
         raise RulesError(
-            f"points: rank {absent[0]!r} is missing; points needs exactly the {count} rank "
+            f"points: rank {absent[0]!r} is missing; points needs exactly the {deck.ranks} rank "
             f"keys {', '.join(deck.rank_names)}{default}"
         )
     out["points"] = MappingProxyType({rank: points[rank] for rank in deck.rank_names})
@@ -392,6 +391,24 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     out["max_turns"] = expect_int(data["max_turns"], "max_turns", minimum=1)
     _validate_switches(data, out, deck)
     return out
+
+
+def _fit_to_deck(data: dict[str, Any], deck: Deck, keep: tuple[str, ...] = ()) -> None:
+    """Drop the entries of ``effects``, ``finish_bonus``, ``points`` and ``holder_wins``
+    (except the keys in ``keep``) whose rank or card ``deck`` lacks."""
+
+    def fits(key: Any, path: str) -> bool:
+        try:
+            canonical_key(key, path, allow_cards=path != "points", deck=deck)
+        except RulesError:
+            return False
+        return True
+
+    for path in ("effects", "finish_bonus", "points"):
+        if path not in keep and isinstance(data.get(path), Mapping):
+            data[path] = {key: value for key, value in data[path].items() if fits(key, path)}
+    if "holder_wins" not in keep and isinstance(data.get("holder_wins"), list | tuple):
+        data["holder_wins"] = [key for key in data["holder_wins"] if fits(key, "holder_wins")]
 
 
 def _validate_switches(data: dict[str, Any], out: dict[str, Any], deck: Deck) -> None:

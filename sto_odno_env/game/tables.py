@@ -2,9 +2,9 @@
 
 Every rule the engine applies is a lookup in these tables or a flag read from them, so the
 engine never branches on a preset's name. Card sets are N-bit masks in ``uint64`` (bit ``c``
-is card ``c``; N = 36, or 52 with ``deck: 52``). Tables indexed by a card have one extra
-entry, ``no_card = N`` (``NO_CARD = 36`` for the 36-card deck), for "no card" (an empty
-table under ``leader_plays``, a round won by a steal). Card, action and phase ids come from
+is card ``c``; N = 36, 52 with ``deck: 52``, or a small deck's size). Tables indexed by
+a card have one extra entry, ``no_card = N`` (``NO_CARD = 36`` for the 36-card deck), for
+"no card" (an empty table under ``leader_plays``, a round won by a steal). Card, action and phase ids come from
 the rule set's :class:`~sto_odno_env.game.cards.Deck`; the module constants (``CARD_BIT``,
 ``ALL_CARDS``, ``SUIT_MASK``, ``RANK_MASK``) are those of the 36-card deck, and
 :func:`deck_masks` gives them for any deck.
@@ -21,7 +21,6 @@ from .cards import (
     DECK36,
     NO_CARD,  # noqa: F401  (re-exported: the 36-card deck's no_card)
     NUM_PHASES,
-    NUM_SUITS,
     PHASE_AFTER_DRAW,
     PHASE_CALL,
     PHASE_COVER,
@@ -41,24 +40,24 @@ class DeckMasks:
 
     all_cards: np.uint64
     card_bit: np.ndarray  # (N + 1,) uint64
-    suit_mask: np.ndarray  # (4,) uint64
+    suit_mask: np.ndarray  # (suits,) uint64
     rank_mask: np.ndarray  # (ranks,) uint64
 
 
 @cache
 def deck_masks(deck: Deck | int = DECK36) -> DeckMasks:
-    """The :class:`DeckMasks` of a deck (36 or 52 cards; at most 64 fit a ``uint64``)."""
+    """The :class:`DeckMasks` of a deck (at most 64 cards fit a ``uint64``)."""
     deck = deck_of(deck)
-    n, ranks = deck.cards, deck.ranks
+    n, ranks, suits = deck.cards, deck.ranks, deck.suits
     return DeckMasks(
         all_cards=np.uint64((1 << n) - 1),
         card_bit=np.array([1 << c for c in range(n)] + [0], dtype=np.uint64),
         suit_mask=np.array(
-            [sum(1 << (s * ranks + r) for r in range(ranks)) for s in range(NUM_SUITS)],
+            [sum(1 << (s * ranks + r) for r in range(ranks)) for s in range(suits)],
             dtype=np.uint64,
         ),
         rank_mask=np.array(
-            [sum(1 << (s * ranks + r) for s in range(NUM_SUITS)) for r in range(ranks)],
+            [sum(1 << (s * ranks + r) for s in range(suits)) for r in range(ranks)],
             dtype=np.uint64,
         ),
     )
@@ -91,7 +90,8 @@ class RuleTables:
     points: np.ndarray  # (N,) int32: points of a card left in hand
     bonus_points: np.ndarray  # (N + 1,) int32: the finisher's score for a last card
     bonus_multiplier: np.ndarray  # (N + 1,) int32: multiplier of the others' points
-    playable: np.ndarray  # (37, 5) uint64: [top, ordered suit (4: none)] -> playable cards
+    playable: np.ndarray  # (N + 1, suits + 1) uint64: [top, ordered suit (last: none)] ->
+    #   playable cards
     respond: np.ndarray  # (N + 1,) uint64: cards that may be stacked onto a penalty card
     drawn_filter: np.ndarray  # (N + 1,) uint64: [drawn card] -> cards AFTER_DRAW may play
     extra_actions: np.ndarray  # (7 * 8,) uint64: non-card actions, see _extra_actions
@@ -145,15 +145,17 @@ def compile_rules(rules: Rules) -> RuleTables:
         return np.array([*list(values), none_value], dtype=dtype)
 
     wild = sum(1 << c for c, e in enumerate(effects) if e.wild)
+    queens = rank_mask[deck.queen] if deck.queen is not None else np.uint64(0)
+    suits = deck.suits
     # The last ordered-suit column is "none", so ordered_suit == -1 indexes it directly.
-    playable = np.zeros((cards + 1, NUM_SUITS + 1), dtype=np.uint64)
+    playable = np.zeros((cards + 1, suits + 1), dtype=np.uint64)
     for top in range(cards):
-        playable[top, NUM_SUITS] = (
+        playable[top, suits] = (
             suit_mask[deck.suit_of(top)] | rank_mask[deck.rank_of(top)] | np.uint64(wild)
         )
-        for suit in range(NUM_SUITS):
+        for suit in range(suits):
             # docs/rules.md §2: with a suit ordered, that suit or any queen may be played.
-            playable[top, suit] = suit_mask[suit] | rank_mask[deck.queen]
+            playable[top, suit] = suit_mask[suit] | queens
     playable[no_card, :] = all_cards  # leader_plays: any card opens the round
 
     penalty_cards = sum(1 << c for c, e in enumerate(effects) if e.draw > 0)
@@ -163,7 +165,7 @@ def compile_rules(rules: Rules) -> RuleTables:
             if effects[card].draw > 0:
                 respond[card] = rank_mask[deck.rank_of(card)] & np.uint64(penalty_cards)
 
-    legal_cards = np.zeros((NUM_PHASES, cards + 1, NUM_SUITS + 1), dtype=np.uint64)
+    legal_cards = np.zeros((NUM_PHASES, cards + 1, suits + 1), dtype=np.uint64)
     for phase in (PHASE_PLAY, PHASE_AFTER_DRAW, PHASE_COVER):
         legal_cards[phase] = playable
     legal_cards[PHASE_RESPOND] = respond[:, None]
@@ -253,8 +255,8 @@ def extra_key(phase, has_card, can_draw, empty_table):
 def _by_situation(legal_cards: np.ndarray, deck: Deck) -> np.ndarray:
     """legal_cards with the suit axis widened to 8 slots, flat: one 1-D gather per lookup."""
     table = np.zeros((NUM_PHASES, deck.cards + 1, 8), dtype=np.uint64)
-    table[:, :, :NUM_SUITS] = legal_cards[:, :, :NUM_SUITS]
-    table[:, :, 7] = legal_cards[:, :, NUM_SUITS]
+    table[:, :, : deck.suits] = legal_cards[:, :, : deck.suits]
+    table[:, :, 7] = legal_cards[:, :, deck.suits]
     return table.reshape(-1)
 
 

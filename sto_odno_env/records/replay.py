@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..game import cli, engine
+from ..game.rules import FACE_VALUE_RANKS as FACE_VALUE
 from ..game.rules import Rules, RulesError
 
 EVENT_FIELDS = {
@@ -236,9 +237,15 @@ def _with_face_values(data: dict[str, Any], rules: Rules) -> dict[str, Any]:
     leaves them out at their default, face value (docs/rules.md §12): a record may list them
     or not (``Rules.to_dict`` leaves them out, as the independent implementation does)."""
     points = data.get("points")
-    if rules.deck != 52 or not isinstance(points, dict):
+    if not any(rank in FACE_VALUE for rank in rules.deck.rank_names) or not isinstance(
+        points, dict
+    ):
         return data
-    filled = {rank: int(rank) for rank in ("2", "3", "4", "5") if rank not in points}
+    filled = {
+        rank: int(rank)
+        for rank in rules.deck.rank_names
+        if rank in FACE_VALUE and rank not in points
+    }
     if not filled:
         return data
     return {**data, "points": {**filled, **points}}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..game import engine, rng
-from ..game.cards import NUM_SUITS, PHASE_CALL
+from ..game.cards import PHASE_CALL
 from ..game.rules import Rules, load_rules
 from ..game.tables import CARD_BIT, deck_masks
 from .observation import ObservationView, layout, obs_size
@@ -109,7 +109,7 @@ def from_observations(
     state.top_card[:] = np.where(on_table, top, no_card)
 
     suit = view.ordered_suit[rows]
-    state.ordered_suit[:] = np.where((suit >= 0) & (suit < NUM_SUITS), suit, -1)
+    state.ordered_suit[:] = np.where((suit >= 0) & (suit < rules.deck_spec.suits), suit, -1)
     phase = view.phase[rows]
     if (phase < 0).any():
         raise ValueError("cannot determinise an observation of a finished match")

@@ -58,7 +58,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..game.cards import NUM_CARDS, NUM_SUITS, PHASE_AFTER_DRAW, PHASE_CALL, PHASE_PLAY
+from ..game.cards import (
+    DECK36,
+    NUM_CARDS,
+    NUM_SUITS,
+    PHASE_AFTER_DRAW,
+    PHASE_CALL,
+    PHASE_PLAY,
+    Deck,
+    deck_of,
+)
 from ..game.engine import State
 from ..game.rules import MAX_PLAYERS, Rules, load_rules
 from ..game.tables import compile_rules
@@ -71,9 +80,9 @@ MAX_OTHERS = MAX_PLAYERS - 1
 CARD_SCALE = float(NUM_CARDS)
 
 
-def _fields(cards: int) -> tuple[tuple[str, int, str], ...]:
-    """(name, size, kind) of a deck of ``cards`` cards: "bits" blocks are 0/1 flags,
-    "onehot" blocks end in a "none" slot."""
+def _fields(cards: int, suits: int = NUM_SUITS) -> tuple[tuple[str, int, str], ...]:
+    """(name, size, kind) of a deck of ``cards`` cards in ``suits`` suits: "bits" blocks
+    are 0/1 flags, "onehot" blocks end in a "none" slot."""
     return (
         ("hand", cards, "bits"),
         ("discard", cards, "bits"),
@@ -81,7 +90,7 @@ def _fields(cards: int) -> tuple[tuple[str, int, str], ...]:
         ("others_dealer", MAX_OTHERS, "bits"),
         ("own_dealer", 1, "bits"),
         ("top_card", cards + 1, "onehot"),
-        ("ordered_suit", NUM_SUITS + 1, "onehot"),
+        ("ordered_suit", suits + 1, "onehot"),
         ("phase", NUM_PHASES + 1, "onehot"),
         ("drawn_card", cards + 1, "onehot"),
         ("to_act", MAX_PLAYERS + 1, "onehot"),
@@ -97,9 +106,9 @@ def _fields(cards: int) -> tuple[tuple[str, int, str], ...]:
 _FIELDS = _fields(NUM_CARDS)
 
 
-def _layout(cards: int = NUM_CARDS) -> dict[str, slice]:
+def _layout(cards: int = NUM_CARDS, suits: int = NUM_SUITS) -> dict[str, slice]:
     layout, start = {}, 0
-    for name, size, _ in _fields(cards):
+    for name, size, _ in _fields(cards, suits):
         layout[name] = slice(start, start + size)
         start += size
     return layout
@@ -145,15 +154,15 @@ def _as_ints(words: np.ndarray) -> list[int]:
 
 
 class _Encoding:
-    """The lookup tables of the observation of one deck size (36 or 52 cards).
+    """The lookup tables of the observation of one deck (36 or 52 cards, or a small deck).
 
     The 0/1 entries are packed as bits in ``words`` uint64 words while building (3 for 36
     cards, 4 for 52); the scalars follow them.
     """
 
-    def __init__(self, cards: int):
-        self.cards = cards
-        self.layout = _layout(cards)
+    def __init__(self, deck: Deck):
+        self.cards = cards = deck.cards
+        self.layout = _layout(cards, deck.suits)
         self.size = self.layout["num_players"].stop
         self.num_flags = flags = self.layout["to_act"].stop
         self.words = (flags + 63) // 64
@@ -165,7 +174,7 @@ class _Encoding:
         self.s_totals = self.layout["others_total"].start - flags
         self.s_own_total = self.layout["own_total"].start - flags
         self.s_players = self.layout["num_players"].start - flags
-        self.suits_slots = NUM_SUITS + 1
+        self.suits_slots = deck.suits + 1
         self.drawn_slots = cards + 1
         # Combined tables, one lookup each: [top card * 5 + ordered suit] and [phase *
         # (N + 1) + drawn card]. No ordered suit (-1) is taken modulo 5 and no card (N) is
@@ -256,18 +265,19 @@ def _others(players: int) -> np.ndarray:
     return (np.arange(players)[:, None] + np.arange(1, players)[None, :]) % players
 
 
-_ENCODINGS: dict[int, _Encoding] = {}
+_ENCODINGS: dict[Deck, _Encoding] = {}
 
 
-def _encoding(cards: int) -> _Encoding:
-    """The (cached) encoding of a deck size."""
-    encoding = _ENCODINGS.get(cards)
+def _encoding(deck: Deck | int) -> _Encoding:
+    """The (cached) encoding of a deck (or a full deck's size)."""
+    deck = deck_of(deck)
+    encoding = _ENCODINGS.get(deck)
     if encoding is None:
-        encoding = _ENCODINGS[cards] = _Encoding(cards)
+        encoding = _ENCODINGS[deck] = _Encoding(deck)
     return encoding
 
 
-_E36 = _encoding(NUM_CARDS)
+_E36 = _encoding(DECK36)
 NUM_FLAGS = _E36.num_flags  # the 0/1 entries of a 36-card observation
 
 
@@ -300,7 +310,7 @@ def observe(
         if seat.size and (seat.min() < 0 or seat.max() >= P):
             raise ValueError(f"seat must be in 0..{P - 1}, got {np.unique(seat).tolist()}")
     tables = state.tables
-    enc = _ENCODINGS.get(tables.deck.cards) or _encoding(tables.deck.cards)
+    enc = _ENCODINGS.get(tables.deck) or _encoding(tables.deck)
     size, flags, cards = enc.size, enc.num_flags, enc.cards
     call = tables.call
     width = size + 1 if call else size
@@ -364,7 +374,7 @@ def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
     if not 0 <= seat < P:
         raise ValueError(f"seat must be in 0..{P - 1}, got {seat}")
     tables = state.tables
-    enc = _ENCODINGS.get(tables.deck.cards) or _encoding(tables.deck.cards)
+    enc = _ENCODINGS.get(tables.deck) or _encoding(tables.deck)
     current = int(state.current_player[game])
     phase = int(state.phase[game])
     visible = phase == PHASE_AFTER_DRAW and current == seat
@@ -420,11 +430,12 @@ class ObservationView:
     >>> view.top_card    # (N,) int, -1 on an empty table
     """
 
-    def __init__(self, obs: np.ndarray, target: int = 101, cards: int = NUM_CARDS):
+    def __init__(self, obs: np.ndarray, target: int = 101, cards: int | Deck = NUM_CARDS):
         self.obs = np.atleast_2d(obs)
         self.target = target
-        self.cards = cards
-        self.layout = _encoding(cards).layout
+        self.deck = deck_of(cards)
+        self.cards = self.deck.cards
+        self.layout = _encoding(self.deck).layout
 
     def field(self, name: str) -> np.ndarray:
         """The raw float slice of one field."""
@@ -552,7 +563,7 @@ def _scalar_bounds(rules: Rules, hands: int, totals: int) -> tuple[np.ndarray, n
     target = rules.target
     # An upper bound of 0 (no stacking) would equal the lower one, which Gymnasium flags;
     # any positive bound holds, so one card's worth.
-    pending = max(pending_bound(rules), 1) / rules.deck
+    pending = max(pending_bound(rules), 1) / rules.deck.cards
     low = [0.0, 0.0, *[0.0] * hands, *[low_total / target] * totals, 0.0]
     high = [pending, 1.0, *[1.0] * hands, *[high_total / target] * totals, 1.0]
     return np.array(low, dtype=np.float32), np.array(high, dtype=np.float32)
@@ -589,7 +600,7 @@ def observation_space(rules: Rules | str | None = None) -> spaces.Dict:
 STATE_VERSION: int = 1
 
 
-def _state_fields(cards: int, call: bool) -> tuple[tuple[str, int], ...]:
+def _state_fields(cards: int, call: bool, suits: int = NUM_SUITS) -> tuple[tuple[str, int], ...]:
     """(name, size) of the global state of a deck of ``cards`` cards (see :func:`global_state`)."""
     return (
         ("hands", MAX_PLAYERS * cards),
@@ -597,7 +608,7 @@ def _state_fields(cards: int, call: bool) -> tuple[tuple[str, int], ...]:
         ("in_match", MAX_PLAYERS),
         ("dealer", MAX_PLAYERS),
         ("top_card", cards + 1),
-        ("ordered_suit", NUM_SUITS + 1),
+        ("ordered_suit", suits + 1),
         ("phase", NUM_PHASES + 1),
         ("drawn_card", cards + 1),
         ("to_act", MAX_PLAYERS + 1),
@@ -611,9 +622,10 @@ def _state_fields(cards: int, call: bool) -> tuple[tuple[str, int], ...]:
 
 
 @lru_cache(maxsize=8)
-def _state_layout(cards: int, call: bool) -> dict[str, slice]:
+def _state_layout(deck: Deck | int, call: bool) -> dict[str, slice]:
+    deck = deck_of(deck)
     layout, start = {}, 0
-    for name, size in _state_fields(cards, call):
+    for name, size in _state_fields(deck.cards, call, deck.suits):
         layout[name] = slice(start, start + size)
         start += size
     return layout
@@ -681,7 +693,7 @@ def global_state(state: State, games: np.ndarray | None = None) -> np.ndarray:
     cards, target, P = tables.deck.cards, tables.target, state.players
     current = rows(state.current_player).astype(np.intp)
     B = current.shape[0]
-    layout = _state_layout(cards, tables.call)
+    layout = _state_layout(tables.deck, tables.call)
     out = np.zeros((B, next(reversed(layout.values())).stop), dtype=np.float32)
     local = np.arange(B)
 
@@ -696,7 +708,7 @@ def global_state(state: State, games: np.ndarray | None = None) -> np.ndarray:
     out[:, layout["in_match"].start : layout["in_match"].start + P] = _bits(in_match, P)
     one_hot("dealer", rows(state.dealer).astype(np.intp))
     one_hot("top_card", rows(state.top_card).astype(np.intp))
-    one_hot("ordered_suit", rows(state.ordered_suit).astype(np.intp) % (NUM_SUITS + 1))
+    one_hot("ordered_suit", rows(state.ordered_suit).astype(np.intp) % (tables.deck.suits + 1))
     phase = rows(state.phase).astype(np.intp)
     one_hot("phase", np.where(phase == PHASE_CALL, PHASE_PLAY, phase))
     drawn = np.where(phase == PHASE_AFTER_DRAW, rows(state.drawn_card), tables.deck.no_card)
