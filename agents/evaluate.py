@@ -454,8 +454,9 @@ def print_report(report: dict) -> None:
         print("\n| agent | opponent | matches | win rate | 95% CI | mean reward |")
         print("|---|---|---|---|---|---|")
         for r in report["head_to_head"]:
+            agent, opponent = (_named(report, r[side]) for side in ("agent", "opponent"))
             print(
-                f"| {r['agent']} | {r['opponent']} | {r['matches']} | {r['win_rate']:.3f} | "
+                f"| {agent} | {opponent} | {r['matches']} | {r['win_rate']:.3f} | "
                 f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {_signed(r['mean_reward'])} |"
             )
         _footnote(["win_rate", "mean_reward"])
@@ -489,7 +490,8 @@ def print_report(report: dict) -> None:
     print(f"\n| {header} |")
     print("|---" * (header.count("|") + 1) + "|")
     for r in compared_rows(report):
-        print(f"| {' | '.join([r['agent'], *(cells[field][1](r) for field in shown)])} |")
+        row = [_named(report, r["agent"]), *(cells[field][1](r) for field in shown)]
+        print(f"| {' | '.join(row)} |")
     _footnote(shown)
     intervals = [
         what
@@ -501,12 +503,37 @@ def print_report(report: dict) -> None:
         print(f"  95% CI: {', '.join(intervals)}")
     if report.get("against"):
         print(f"  ({report['against']}'s own seats are left out: they met other opponents)")
+    if any(_mostly_fallbacks(report, row["agent"]) for row in report["agents"]):
+        print(f"  {FALLBACK_MARK}: {FALLBACK_NOTE}")
     for name, stats in report.get("text_answers", {}).items():  # text:module:function agents
         print(
             f"\ntext agent {name}: {stats['prompts']} prompts for {stats['decisions']} "
             f"decisions; {stats['refused']} answers refused (not a legal move), "
             f"{stats['fallbacks']} decisions given the first legal move after the last refusal"
         )
+
+
+# A text agent whose answers were mostly refused played mostly the fallback (the first
+# legal move): its numbers measure that move, not the agent, so its rows say so.
+FALLBACK_MARK = "mostly fallbacks"
+FALLBACK_NOTE = (
+    "more than half of this text agent's decisions were refused answers replaced by the "
+    "first legal move; its numbers measure that move, not the agent"
+)
+
+
+def _mostly_fallbacks(report: dict, agent: str) -> bool:
+    """Whether more than half of ``agent``'s decisions were fallbacks (text agents only)."""
+    stats = report.get("text_answers", {}).get(agent)
+    return bool(stats) and 2 * stats["fallbacks"] > stats["decisions"]
+
+
+def _named(report: dict, agent: str) -> str:
+    """An agent's name in a table row, marked when its decisions were mostly fallbacks."""
+    if not _mostly_fallbacks(report, agent):
+        return agent
+    stats = report["text_answers"][agent]
+    return f"{agent} ⚠ {FALLBACK_MARK} ({stats['fallbacks']} of {stats['decisions']} decisions)"
 
 
 def compared_rows(report: dict) -> list[dict]:

@@ -16,6 +16,7 @@ from sto_odno_env.game import engine
 from sto_odno_env.game.cards import PHASE_ORDER, card_name
 from sto_odno_env.views.determinise import from_observations
 from sto_odno_env.views.observation import observe_one
+from sto_odno_env.views.text import ANSWER_FORMAT
 
 HERE = "test_text_agent"  # tests/ is on the path (conftest), so this module imports by name
 
@@ -171,3 +172,44 @@ def test_the_harness_counts_and_reports_the_answers(capsys):
         r"refused \(not a legal move\), 0 decisions given the first legal move",
         out,
     )
+
+
+def test_every_prompt_asks_for_the_same_answer_format():
+    """The view's last line and the second ask say the same: one move as listed, in
+    square brackets (as the TextArena rules do)."""
+    prompts: list[str] = []
+
+    def refused_once(prompt: str) -> str:
+        prompts.append(prompt)
+        return f"[{listed(prompt)[0]}]" if "was refused" in prompt else "nope"
+
+    state = engine.init("classic", 2, 1, seed=2)
+    seat = int(state.current_player[0])
+    TextAgent(refused_once)(observe_one(state, seat), state.legal[0])
+    first, second = prompts
+    assert first.splitlines()[-1] == f"Answer with {ANSWER_FORMAT}, e.g. [{listed(first)[0]}]."
+    assert "Answer with one move as listed, in square brackets" in first
+    assert second.endswith(f"Answer again with {ANSWER_FORMAT}.")
+
+
+def _table_rows(out: str, agent: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith(f"| {agent}")]
+
+
+def test_a_text_agent_of_mostly_fallbacks_is_marked_in_the_tables(capsys):
+    """An agent whose answers were all refused played the fallback: its row says so, with
+    the counts; an agent whose answers were taken (on the second ask) is not marked."""
+    never, again = f"text:{HERE}:stubborn", f"text:{HERE}:second_try"
+    report = evaluate([never, again], "classic", 2, matches=2, seed=1, progress=False)
+    print_report(report)
+    out = capsys.readouterr().out
+    decisions = report["text_answers"][never]["decisions"]
+    marked = _table_rows(out, f"{never} ⚠ mostly fallbacks ({decisions} of {decisions} decisions)")
+    assert len(marked) == 2  # the pair table and the per-agent table
+    assert all("mostly fallbacks" not in row for row in _table_rows(out, again))
+    assert any(again in row and "mostly fallbacks" in row for row in marked)  # its opponent
+    assert "  mostly fallbacks: more than half of this text agent's decisions" in out
+    # a report without such an agent has neither the mark nor its note
+    report = evaluate([again], "classic", 2, matches=2, seed=1, against="expert", progress=False)
+    print_report(report)
+    assert "mostly fallbacks" not in capsys.readouterr().out

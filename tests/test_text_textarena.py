@@ -15,6 +15,7 @@ ta = pytest.importorskip("textarena")
 
 from sto_odno_env.bots.registry import load  # noqa: E402
 from sto_odno_env.game import engine  # noqa: E402
+from sto_odno_env.game.cards import card_name  # noqa: E402
 from sto_odno_env.game.rules import PRESETS, Rules  # noqa: E402
 from sto_odno_env.interop.textarena import (  # noqa: E402
     KitAgent,
@@ -90,8 +91,8 @@ def test_scripted_text_agents_play_every_preset_at_every_count(preset):
             player, observation = env.get_observation()
             assert isinstance(observation, str)
             done, _ = env.step(action=agents[player](observation))
-            assert not done or "Ranking" in observation
-            if done:
+            if done:  # a small deck's match can end within these moves
+                assert "Ranking" in env.close()[1][player]["reason"]
                 break
         if players not in (low, high):
             continue
@@ -149,8 +150,15 @@ def test_invalid_answers_as_textarena_handles_them(players):
     assert not done and now == player
     assert "attempted an invalid move" in message and "'fly away' is not a " in message
     assert "legal: " in message
+    # the parser's message is a sentence of its own between TextArena's
+    assert re.search(r"Reason: '.*; legal: [^.\n]*\. Please resubmit", message), message
     assert results[1][0]  # done
     rewards, game_info = env.close()
+    reason = game_info[player]["reason"]
+    assert re.fullmatch(
+        rf"Player {player} lost the match by invalid moves\. The last: .+; legal: [^.]*\.",
+        reason,
+    ), reason
     assert rewards[player] == -1
     assert sum(rewards.values()) == pytest.approx(0)
     assert all(rewards[p] == pytest.approx(1 / (players - 1)) for p in rewards if p != player)
@@ -205,3 +213,29 @@ def test_bad_settings_are_refused_with_what_is_allowed():
         StoOdnoEnv(error_allowance=-1)
     with pytest.raises(ValueError, match=r"no-such-rules"):
         StoOdnoEnv(rules="no-such-rules")
+
+
+@pytest.mark.parametrize("env_id", sorted(env_ids()))
+def test_the_rules_and_the_view_ask_for_the_same_answer(env_id):
+    """The rules part of the prompt and the view's last line ask for one format (one move
+    as listed, in square brackets); their examples are moves of the rule set's deck."""
+    env = ta.make(f"{env_id}-raw")
+    for seed in range(20):  # a small deck's match may end in its forced opening moves
+        env.reset(num_players=2, seed=seed)
+        player, observation = env.get_observation()
+        text = text_of(observation)
+        if "Legal moves:" in text:
+            break
+    asks = [line for line in text.splitlines() if "Answer with" in line]
+    assert len(asks) == 2  # the rules, then the view
+    assert all("Answer with one move as listed, in square brackets" in line for line in asks)
+    state = env.env.match.state if hasattr(env, "env") else env.match.state
+    deck = state.tables.deck
+    names = {card_name(card, deck) for card in range(deck.cards)}
+    for example in re.findall(r"\[(?:play|cover) ([^\s\]]+)", asks[0]):
+        assert example in names
+    # the view's example is the first listed move, written as asked
+    example = re.search(r"e\.g\. (\[.*\])\.$", asks[1])[1]
+    assert example == f"[{listed_moves(text)[0]}]"
+    done, _ = env.step(action=example)
+    assert not done or not env.close()[1][player].get("invalid_move")

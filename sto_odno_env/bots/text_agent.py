@@ -38,6 +38,7 @@ import numpy as np
 from ..game.rules import Rules, load_rules
 from ..views.determinise import from_observations
 from ..views.text import (
+    ANSWER_FORMAT,
     TextActionError,
     legal_actions,
     parse_move,
@@ -112,7 +113,7 @@ class TextAgent(BasePolicy):
                 self.refused += 1
                 asked = (
                     f"{prompt}\n\nYour answer {text!r} was refused: {error}\n"
-                    "Answer again with one move as listed."
+                    f"Answer again with {ANSWER_FORMAT}."
                 )
                 continue
             if move.then is not None:

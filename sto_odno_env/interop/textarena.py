@@ -22,9 +22,10 @@ seat, as the engine does, and shown in the next view.
 
 **Invalid moves**, as TextArena's card games handle them: an answer that is not a legal
 move is refused through the state's ``set_invalid_move`` with the parser's message (which
-names the legal moves), and the same seat answers again; past ``error_allowance`` refusals
-in a row (1 by default, as TextArena's states) the seat loses the match: it ends at once
-with −1 for that seat and +1 shared by the others (zero-sum, as the kit's match reward).
+names the legal moves), made a sentence to sit between TextArena's own, and the same seat
+answers again; past ``error_allowance`` refusals in a row (1 by default, as TextArena's
+states) the seat loses the match: it ends at once with −1 for that seat and +1 shared by
+the others (zero-sum, as the kit's match reward).
 
 **Rewards** at a match's end are the kit's match reward (docs/rules.md §8): +1 for the
 winner to −1 for the last, linear in the place, ties sharing; a match stopped at the
@@ -50,6 +51,7 @@ from ..views.observation import observe_one
 from ..views.text import (
     TextActionError,
     action_text,
+    answer_format,
     opens_turn,
     parse_move,
     rules_brief,
@@ -108,7 +110,10 @@ class StoOdnoEnv(ta.Env):
         )
         self._share(self.match.start())
         self._take_forced()
-        self._next_turn()
+        if self.match.done:  # forced decisions alone can end a match of a small deck
+            self._finish()
+        else:
+            self._next_turn()
 
     def step(self, action: str) -> tuple[bool, dict[str, Any]]:
         """Apply the answer of the player to act; returns ``(done, info)``."""
@@ -123,11 +128,12 @@ class StoOdnoEnv(ta.Env):
         try:
             move = parse_move(str(action), self.match.state)
         except TextActionError as error:
-            lost = self.state.set_invalid_move(reason=str(error))
+            reason = as_sentence(str(error))
+            lost = self.state.set_invalid_move(reason=reason)
             if lost and not self.state.done:  # FFAMultiPlayerState: out of allowance
-                self._lose_by_invalid(player, str(error))
+                self._lose_by_invalid(player, reason)
             elif self.state.done:  # TwoPlayerState ended the match itself (-1 / +1)
-                self._note_invalid_end(player)
+                self._note_invalid_end(player, reason)
             return self.state.step(rotate_player=False)
         round_played = int(self.match.state.round[0])
         self._play(player, move.action)
@@ -157,9 +163,8 @@ class StoOdnoEnv(ta.Env):
             f"You are Player {player_id} in a {self.state.num_players}-player game of 101 "
             f"(rules {rules.name}).",
             *rules_brief(rules),
-            "At your turn you see the table and the legal moves. Answer with one move in "
-            "square brackets, as listed: [play Q♠], [cover 8♣], [order ♥], [draw], [pass]; a "
-            "queen that orders may take its suit at once: [play Q♠ hearts].",
+            "At your turn you see the table and the legal moves. "
+            + answer_format(self.match.state),
             f"An answer that is not a legal move is refused with the legal moves; after "
             f"{self.error_allowance + 1} in a row you lose the match.",
         ]
@@ -221,7 +226,7 @@ class StoOdnoEnv(ta.Env):
         others = [p for p in range(self.state.num_players) if p != seat]
         rewards = {p: 1.0 / len(others) for p in others}
         rewards[seat] = -1.0
-        reason = f"{self.names[seat]} lost the match by invalid moves (last: {error})"
+        reason = f"{self.names[seat]} lost the match by invalid moves. The last: {error}"
         self.state.add_observation(message=reason, observation_type=ta.ObservationType.GAME_ADMIN)
         self._end(rewards, reason)
 
@@ -233,9 +238,23 @@ class StoOdnoEnv(ta.Env):
             self.state.game_info[seat]["reason"] = reason
         self.state.done = True
 
-    def _note_invalid_end(self, seat: int) -> None:
-        reason = f"{self.names[seat]} lost the match by invalid moves"
+    def _note_invalid_end(self, seat: int, error: str) -> None:
+        """Tell the end TwoPlayerState gave (its reason is the refusal alone) as
+        :meth:`_lose_by_invalid` tells it."""
+        reason = f"{self.names[seat]} lost the match by invalid moves. The last: {error}"
         self.state.add_observation(message=reason, observation_type=ta.ObservationType.GAME_ADMIN)
+        for info in self.state.game_info.values():
+            info["reason"] = reason
+
+
+def as_sentence(message: str) -> str:
+    """``message`` as a sentence: a capital first letter and a full stop. TextArena puts
+    a refusal between its own sentences (``Reason: ... Please resubmit ...``), and the
+    parser's messages (``legal: play J♣, draw``) end without one."""
+    message = message.strip()
+    if message[:1].islower():
+        message = message[0].upper() + message[1:]
+    return message if message.endswith((".", "!", "?")) else message + "."
 
 
 class KitAgent:

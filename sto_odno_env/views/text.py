@@ -793,14 +793,47 @@ def seat_view(
     lines.append("Your hand: " + screen.hand(int(state.hand[game, seat])))
     if acting:
         lines += ["Legal moves:", *move_lines(screen, state, game)]
-        lines.append(
-            "Answer with one move as listed (e.g. "
-            + action_text(legal_actions(state, game)[0], state, game)
-            + ")."
-        )
+        lines.append(answer_line(state, game))
     elif int(state.phase[game]) == cards.PHASE_DONE:
         lines.append("The match is over.")
     return "\n".join(lines)
+
+
+# --- how to answer ------------------------------------------------------------------------
+
+# The one way every prompt asks for a move (the seat's view, the TextArena rules, a text
+# agent's second try), so that no two lines of a prompt ask for different formats.
+ANSWER_FORMAT = "one move as listed, in square brackets"
+
+
+def answer_line(state: State, game: int = 0) -> str:
+    """The view's last line: how to answer, with the first legal move as the example
+    (``Answer with one move as listed, in square brackets, e.g. [play Q♠].``)."""
+    example = action_text(legal_actions(state, game)[0], state, game)
+    return f"Answer with {ANSWER_FORMAT}, e.g. [{example}]."
+
+
+def answer_format(state: State) -> str:
+    """How to answer, for the rules part of a prompt, with examples from ``state``'s deck
+    and rule set: a card play, a cover and a suit order where the rules have them, draw
+    and pass, and a queen's suit named with it."""
+    tables = state.tables
+    deck = tables.deck
+    suits = deck.cards // deck.ranks
+    # a card that orders a suit where there is one (the queen of spades in most decks)
+    orders = [card for card in range(deck.cards) if tables.order_suit[card]]
+    card = card_name(orders[0] if orders else deck.cards - 1, deck)
+    examples = [f"[play {card}]"]
+    covers = [c for c in range(deck.cards) if tables.cover[c]]
+    if covers:
+        examples.append(f"[cover {card_name(covers[-1], deck)}]")
+    if orders:
+        examples.append(f"[order {SUIT_SYMBOLS[suits - 1]}]")
+    text = f"Answer with {ANSWER_FORMAT}: {', '.join([*examples, '[draw]', '[pass]'])}"
+    if orders:
+        named = f"[play {card} {SUIT_NAMES[suits - 1]}]"
+        text += f"; a card that orders a suit may name it at once: {named}"
+    return text + "."
 
 
 # --- the rules in brief -----------------------------------------------------------------------
