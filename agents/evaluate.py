@@ -569,9 +569,9 @@ def write_outputs(report: dict, out: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     """The command line (``python -m agents.evaluate --help``)."""
     from sto_odno_env.bots import registry
+    from sto_odno_env.bots.names import agent_names
 
-    # Shipped trained policies load by name too, where this version of the registry has any.
-    known = [*registry.BOTS, *getattr(registry, "SHIPPED", ())]
+    known = agent_names()  # the names agents.load takes: bots, ppo-<rules>, shipped files
 
     files = "\n".join(f"  {name:<13} {what}" for name, what in OUTPUT_FILES.items())
     parser = cli.parser(

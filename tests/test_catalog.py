@@ -75,7 +75,7 @@ def test_the_rule_set_name_loads_the_recommended_file_at_every_count(preset: str
 def test_a_rule_set_name_without_a_count_or_at_a_count_it_does_not_serve_is_refused() -> None:
     with pytest.raises(AgentError, match=r"give the player count \(2–6\)"):
         agents.load("ppo-classic", "classic")
-    with pytest.raises(AgentError, match="plays nines at 2–4 players, not 5"):
+    with pytest.raises(AgentError, match="nines is played by 2–4 players, not 5"):
         agents.load("ppo-nines", "nines", 5)
     with pytest.raises(AgentError, match="takes no parameters"):
         agents.load("ppo-classic:samples=3", "classic", 2)

@@ -193,7 +193,10 @@ def test_a_mixed_run_resumes_exactly(tmp_path, overlap):
     "argv, message",
     [
         (["players_mix=[2,3,2]"], "players_mix=[2, 3, 2] is not allowed; allowed: [] (players"),
-        (["players_mix=[2,7]"], "a list of distinct integers 2..6"),
+        (
+            ["players_mix=[2,7]"],
+            "rules 'classic' do not allow [7] players; allowed: counts in 2..6",
+        ),
         (
             ["players_mix=[2,3,4]", "players_weights=[1,1]"],
             "players_weights has 2 weights for the 3 counts of players_mix [2, 3, 4]; "

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sto_odno_env.bots.catalog import POLICY_DIR  # the shipped policies
+from sto_odno_env.bots.names import is_policy_name  # ppo-classic means what agents.load says
 from sto_odno_env.envs.table_config import REWARDS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -86,7 +86,9 @@ def _fraction(value: Any) -> bool:
 
 
 def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 2 <= value <= 6
+    # The rule set's own range is checked with the rules (config._check_counts): nines
+    # allows 2..4, so no range here can name it.
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def _number(value: Any) -> bool:
@@ -100,9 +102,7 @@ def _widths(value: Any) -> bool:
 
 
 def _warm_start(value: Any) -> bool:
-    return value in ("none", *LEAGUE_BOTS) or (
-        isinstance(value, str) and (value.endswith(".pt") or (POLICY_DIR / f"{value}.pt").is_file())
-    )
+    return value in ("none", *LEAGUE_BOTS) or is_policy_name(value)
 
 
 TRUE_OR_FALSE = Allowed("true or false", _anything)
@@ -179,13 +179,14 @@ class TrainConfig:
         fixed=True,
     )
     players: int = RUN.key(
-        Allowed("an integer 2..6", lambda v: 2 <= v <= 6),
+        Allowed("a player count the rule set allows (classic 2..6, nines 2..4)", _count),
         "players at each table (with players_mix: the count of the self-play games)",
         fixed=True,
     )
     players_mix: tuple[int, ...] = RUN.key(
         Allowed(
-            "[] (players only) or a list of distinct integers 2..6, e.g. [2, 3, 4, 6]",
+            "[] (players only) or a list of distinct player counts the rule set allows, "
+            "e.g. [2, 3, 4, 6]",
             lambda v: len(set(v)) == len(v) and all(_count(c) for c in v),
         ),
         "train one policy at several player counts at once: the num_envs league games are "

@@ -45,7 +45,7 @@ from sto_odno_env.bots.checkpoint import (
     with_value,
     write_atomic,
 )
-from sto_odno_env.bots.registry import SHIPPED, AgentError
+from sto_odno_env.bots.names import AgentError, policy_names, policy_path
 from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game import cli, engine
 from sto_odno_env.game.rules import Rules, RulesError, load_rules
@@ -184,7 +184,11 @@ class DistillError(ValueError):
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.ArgumentParser(prog=PROG, description=__doc__, formatter_class=cli.HelpFormatter)
-    parser.add_argument("--policy", required=True, help="the student: a shipped name or a .pt")
+    parser.add_argument(
+        "--policy",
+        required=True,
+        help=f"the student: {', '.join(policy_names())} or a .pt policy file",
+    )
     parser.add_argument(
         "--teacher", default="search", help="the labelling agent (search: rolls out the student)"
     )
@@ -274,6 +278,18 @@ def _counts(text: str, rules: Rules, option: str = "--players") -> list[int]:
     return counts
 
 
+def student_file(name: str, counts: list[int]) -> Path:
+    """The policy file ``--policy`` names at the run's counts (one resolver of names:
+    :mod:`sto_odno_env.bots.names`); a rule set's policy that is another file at some of
+    them is refused, since the student is one network."""
+    files = {players: policy_path(name, players) for players in counts}
+    if len(set(files.values())) > 1:
+        each = "; ".join(f"{players}: {path.stem}" for players, path in files.items())
+        raise DistillError(f"--policy {name!r} is a different file at these counts ({each}); "
+                           "allowed: one file's name, or counts it plays by one file")  # fmt: skip
+    return files[counts[0]]
+
+
 def _student_network(record: dict[str, Any], widths: str | None) -> tuple[torch.nn.Module, list]:
     """The student's actor, widened to ``widths`` (comma-separated, the same depth, no
     narrower) keeping its play exactly, and its hidden widths."""
@@ -317,7 +333,7 @@ def _run(args: argparse.Namespace, written: list[Path]) -> int:
     rules = load_rules(args.rules)
     counts = _counts(args.players, rules)
     claimed = _counts(args.claim, rules, "--claim") if args.claim else None
-    path = SHIPPED.get(args.policy, args.policy)
+    path = student_file(args.policy, counts)
     record = read(path)
     if record["obs_size"] != obs_size(rules):
         raise CheckpointError(f"{path} has {record['obs_size']} inputs; {args.rules} has "

@@ -169,9 +169,9 @@ def teacher_of(
     if config.warm_start in LEAGUE_BOTS:
         return load_agent(config.warm_start, rules, players, seed=config.seed), True
     from sto_odno_env.bots.checkpoint import CheckpointError, TorchPolicyAgent, read
-    from sto_odno_env.bots.registry import SHIPPED
+    from sto_odno_env.bots.names import policy_path
 
-    path = SHIPPED.get(config.warm_start, config.warm_start)
+    path = policy_path(config.warm_start, players)  # ppo-classic: its file at this count
     record = read(path)
     widths = [layer.out_features for layer in actor[:-1] if isinstance(layer, torch.nn.Linear)]
     hidden = list(record["hidden"])

@@ -307,7 +307,7 @@ def agent_names() -> str:
     policy of each rule set, then the shipped policy files, with the rules and player
     counts each plays (:mod:`sto_odno_env.bots.catalog`)."""
     from ..bots import catalog
-    from ..bots.registry import BOTS  # the agents package depends on this one
+    from ..bots.names import BOT_NAMES  # the one resolver of names (agents.load's)
 
     recommended = [
         f"{alias} ({rules}, {catalog.count_span(catalog.served_counts(alias))} players)"
@@ -317,7 +317,7 @@ def agent_names() -> str:
         f"{card.name} ({card.rules}, {catalog.count_span(card.players)} players)"
         for card in catalog.policy_cards().values()
     ]
-    bots = ", ".join(name + ("[:samples=N,...]" if name == "rollout" else "") for name in BOTS)
+    bots = ", ".join(name + ("[:samples=N,...]" if name == "rollout" else "") for name in BOT_NAMES)
     return (
         f"bots: {bots}; the recommended trained policy of each rule set, the best measured "
         f"at each count: {', '.join(recommended)}; a specific policy file: {', '.join(files)}; "

@@ -22,6 +22,7 @@ from pathlib import Path
 import yaml
 
 from ..game.rules import Rules
+from .counts import check_count
 from .rollout import OUTCOMES  # the ways a rollout scores a finished deal
 
 POLICY_DIR = Path(__file__).resolve().parent / "policies"
@@ -141,7 +142,10 @@ def aliases() -> dict[str, str]:
 
 def recommended(rules: Rules | str, players: int) -> str | None:
     """The shipped policy measured best for ``rules`` (a rule set or its name) at
-    ``players``, or ``None`` where none serves that table."""
+    ``players``, or ``None`` where none serves that table. A count the rule set does not
+    allow is refused (:class:`~sto_odno_env.bots.counts.PlayerCountError`), naming the
+    counts it does."""
+    check_count(rules, players, f"recommended({_rules_name(rules)!r}, {players!r})")
     return index().recommended.get(_rules_name(rules), {}).get(players)
 
 

@@ -27,7 +27,18 @@ from ..game.rules import Rules, load_rules
 from . import catalog
 from .checkpoint import CheckpointError
 from .checkpoint import load as load_checkpoint
+from .counts import PlayerCountError, check_count
 from .heuristic import ExpertAgent, GreedyAgent, RandomAgent
+from .names import (
+    BOT_NAMES,
+    PATH_WORDS,
+    AgentError,
+    agent_names,
+    check_plays,
+    policy_names,
+    shipped_file,
+    shipped_files,
+)
 from .policy import BasePolicy
 from .rollout import RolloutAgent
 from .search import SearchAgent
@@ -39,6 +50,7 @@ BOTS = {
     "rollout": RolloutAgent,
     "search": SearchAgent,
 }
+assert tuple(BOTS) == BOT_NAMES  # names.py lists them without importing the bots
 _ROLLOUT_PARAMS = {"samples": int, "horizon": int, "margin": float, "outcome": str}
 _PARAMS = {
     "rollout": _ROLLOUT_PARAMS,
@@ -46,13 +58,8 @@ _PARAMS = {
 }
 
 
-def shipped_policies() -> dict[str, Path]:
-    """The trained policies shipped with the package: name -> policy file (the files of
-    ``policies/index.yaml``, :mod:`sto_odno_env.bots.catalog`)."""
-    return {name: card.path for name, card in catalog.policy_cards().items()}
-
-
-SHIPPED = shipped_policies()
+shipped_policies = shipped_files  # the name it had before bots/names.py
+SHIPPED = shipped_files()
 
 
 def search_policy_name(rules: Rules, players: int | None) -> str:
@@ -68,10 +75,6 @@ def search_policy_name(rules: Rules, players: int | None) -> str:
     return catalog.recommended(rules, players) or "expert"
 
 
-class AgentError(ValueError):
-    """An agent name or specification that cannot be loaded."""
-
-
 def load(
     name: str,
     rules: Rules | str = "classic",
@@ -80,6 +83,10 @@ def load(
 ) -> BasePolicy:
     """The agent called ``name`` (see the module docstring), set up for ``rules``."""
     rules = load_rules(rules)
+    try:  # a bot or a file at a table its rules do not allow is refused like a policy
+        check_count(rules, players, f"agent {name!r}")
+    except PlayerCountError as error:
+        raise AgentError(str(error)) from None
     base, _, params = name.partition(":")
     if base == "text":  # text:module:function, a prompt -> answer callable (docs/text.md)
         from .text_agent import TextAgentError, load_text_agent
@@ -102,43 +109,22 @@ def load(
             return BOTS[base](rules, players, seed=seed, **kwargs)
         except ValueError as error:
             raise AgentError(f"agent {name!r}: {error}") from None
-    if base in catalog.aliases() or base in SHIPPED:
+    if base in policy_names():
         if params:
             raise AgentError(f"agent {name!r}: a trained policy takes no parameters")
-        name = str(SHIPPED[_shipped_file(base, rules, players)])
+        file = shipped_file(base, players)
+        check_plays(base, file, rules)
+        name = str(SHIPPED[file])
     if Path(name).suffix in (".pt", ".zip") or Path(name).exists() or "/" in name:
         try:
             return load_checkpoint(name, rules, players)
         except CheckpointError as error:
             raise AgentError(str(error)) from None
-    known = dict.fromkeys([*BOTS, *catalog.aliases(), *SHIPPED])  # ppo-yard is both
     raise AgentError(
-        f"unknown agent {name!r}; allowed: {', '.join(known)} "
-        "(rollout:samples=N,horizon=N,margin=X; search:samples=N,...,policy=NAME) or a "
-        "checkpoint path (.pt policy file or "
-        "SB3 .zip)"
+        f"unknown agent {name!r}; allowed: {', '.join(agent_names())} "
+        "(rollout:samples=N,horizon=N,margin=X; search:samples=N,...,policy=NAME) or "
+        f"{PATH_WORDS}"
     )
-
-
-def _shipped_file(name: str, rules: Rules, players: int | None) -> str:
-    """The shipped file that the policy name ``name`` loads at the table: a rule set's name
-    (``ppo-classic``) its recommended file for ``players``, a file's name itself."""
-    alias_rules = catalog.aliases().get(name)
-    if alias_rules is None:
-        return name
-    span = catalog.count_span(catalog.served_counts(name))
-    if players is None:
-        raise AgentError(
-            f"agent {name!r} is the recommended {alias_rules} policy of each player count: "
-            f"give the player count ({span})"
-        )
-    chosen = catalog.recommended(alias_rules, players)
-    if chosen is None:
-        raise AgentError(
-            f"agent {name!r} plays {alias_rules} at {span} players, not {players}; no shipped "
-            f"policy plays {alias_rules} at {players} players (the bots do: {', '.join(BOTS)})"
-        )
-    return chosen
 
 
 def _parse_params(name: str, base: str, params: str) -> dict:

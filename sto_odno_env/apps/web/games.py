@@ -54,9 +54,9 @@ def offered_agents() -> list[AgentInfo]:
     """The bots, then each rule set's recommended policy (``ppo-classic``, ...), then the
     shipped policy files, labelled with the rule set and player counts they serve (from
     the policy index, :mod:`sto_odno_env.bots.catalog`)."""
-    from ...bots.registry import BOTS
+    from ...bots.names import BOT_NAMES  # the one resolver of names (agents.load's)
 
-    offered = [AgentInfo(name, name) for name in BOTS]
+    offered = [AgentInfo(name, name) for name in BOT_NAMES]
     for alias, rules in catalog.aliases().items():
         counts = catalog.served_counts(alias)
         by_file: dict[str, list[int]] = {}
