@@ -678,7 +678,13 @@ def test_ctrl_c_to_the_process_group_during_an_update_saves_the_last_finished_on
     assert counters["update"] >= 1
     assert counters["global_step"] == counters["update"] * 128 * 32
     assert f"update {counters['update']:,} ({counters['global_step']:,} learner" in out
-    assert f"continue with      python train/ppo.py --resume {out_dir / 'checkpoint.pt'}" in out
+    # The command that continues the run, with the interpreter as this shell runs it.
+    continued = next(line for line in out.splitlines() if line.startswith("  continue with"))
+    interpreter, _, rest = continued.split(None, 2)[2].partition(" train/ppo.py ")
+    assert rest == f"--resume {out_dir / 'checkpoint.pt'}"
+    shell = subprocess.run(["bash", "-c", f"{interpreter} -c 'import torch, sto_odno_env'"],
+                           cwd=ROOT)  # fmt: skip
+    assert shell.returncode == 0, continued
 
 
 @pytest.mark.slow

@@ -39,7 +39,11 @@ def deferred_import(name: str) -> types.ModuleType:
         return sys.modules[name]
     spec = importlib.util.find_spec(name)
     if spec is None:
-        raise ModuleNotFoundError(f"the trainers need {name}: pip install -e '.[train]'")
+        from sto_odno_env.game.cli import python_command  # the pip of this interpreter
+
+        raise ModuleNotFoundError(
+            f"the trainers need {name}: {python_command()} -m pip install -e '.[train]'"
+        )
     stand_in = _Deferred(name)
     stand_in.__spec__ = spec  # not being initialised: `import name` returns the stand-in
     sys.modules[name] = stand_in

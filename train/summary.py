@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from sto_odno_env.game.cli import python_command
 from train import cadence
 from train.checkpointing import Outputs
 from train.config import TrainConfig
@@ -53,7 +54,17 @@ def resume_command(prog: str, outputs: Outputs, resumed: Saved | None) -> str | 
     checkpoint = outputs.saved_files[0] if outputs.saved_files else None
     if checkpoint is None and resumed is not None:
         checkpoint = resumed.path
-    return None if checkpoint is None else f"{prog} --resume {checkpoint}"
+    if checkpoint is None:
+        return None
+    # prog reads "python train/ppo.py": printed with the interpreter the shell can run
+    return f"{shell_prog(prog)} --resume {checkpoint}"
+
+
+def shell_prog(prog: str) -> str:
+    """``prog`` (``python train/ppo.py``) as the user's shell runs it
+    (:func:`sto_odno_env.game.cli.python_command`)."""
+    word, _, rest = prog.partition(" ")
+    return f"{python_command()} {rest}" if word == "python" else prog
 
 
 def report(

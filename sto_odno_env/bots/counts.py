@@ -1,10 +1,6 @@
 """Player counts as every agent loader refuses them: a count the rule set does not allow
 is refused with one line naming the counts it does (``agents.load``,
-``agents.recommended``, the trainers).
-
-    >>> players_phrase(1)
-    '1 player'
-"""
+``agents.recommended``, the trainers)."""
 
 from __future__ import annotations
 
@@ -15,11 +11,6 @@ from ..game.rules import PRESETS, Rules, load_rules
 
 class PlayerCountError(ValueError):
     """A player count the rule set does not allow."""
-
-
-def players_phrase(count: int) -> str:
-    """``count`` with ``player`` or ``players``: ``1 player``, ``4 players``."""
-    return f"{count} player" if count == 1 else f"{count} players"
 
 
 def allowed_span(rules: Rules) -> str:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..game.cli import plural
 from ..game.rules import Rules
 from . import catalog
-from .counts import PlayerCountError, allowed_span, players_phrase, rules_of
+from .counts import PlayerCountError, allowed_span, rules_of
 
 BOT_NAMES = ("random", "greedy", "expert", "rollout", "search")
 PATH_WORDS = "a policy file (.pt, or an SB3 .zip)"
@@ -73,7 +74,7 @@ def shipped_file(name: str, players: int | None) -> str:
     if chosen is None:
         raise AgentError(
             f"agent {name!r} plays {alias_rules} at {span} players, not {players}; no shipped "
-            f"policy plays {alias_rules} at {players_phrase(players)} (the bots do: "
+            f"policy plays {alias_rules} at {plural(players, 'player')} (the bots do: "
             f"{', '.join(BOT_NAMES)})"
         )
     return chosen

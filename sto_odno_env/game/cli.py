@@ -154,7 +154,25 @@ def require(module: str, needs: str, extras: str, error: type[Exception]) -> Mod
     try:
         return importlib.import_module(module)
     except ImportError:  # pragma: no cover - depends on the install
-        raise error(f"{needs}: pip install -e '.[{extras}]'") from None
+        raise error(f"{needs}: {python_command()} -m pip install -e '.[{extras}]'") from None
+
+
+def python_command() -> str:
+    """This interpreter as the user's shell runs it, for the commands a tool prints
+    (``continue with ... --resume``, an install hint): ``python`` where the shell's
+    ``python`` is this one (its virtual environment is active), else its path, relative
+    to the working folder when inside it (``.venv/bin/python``: scripts/train.sh runs the
+    kit from ``.venv`` without activating it in the user's shell)."""
+    import shlex
+    import shutil
+
+    here = os.path.abspath(sys.executable)
+    on_path = shutil.which("python")
+    # The same folder, not the same file: a venv's python is a link to the system's.
+    if on_path and os.path.dirname(os.path.abspath(on_path)) == os.path.dirname(here):
+        return "python"
+    relative = os.path.relpath(here)
+    return shlex.quote(here if relative.startswith("..") else relative)
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
