@@ -69,7 +69,6 @@ class EvaluationError(ValueError):
     """Evaluation settings that cannot be played as asked."""
 
 
-INSTALL_EVAL = "pip install 'sto-odno-env[eval]' (in a clone: pip install -e '.[eval]')"
 
 
 def check_dependencies(progress: bool = True, out: bool = False, ratings: bool = True) -> None:
@@ -93,7 +92,8 @@ def check_dependencies(progress: bool = True, out: bool = False, ratings: bool =
     if missing:
         raise EvaluationError(
             f"the evaluation needs {', '.join(missing)}, not installed; install the eval "
-            f"extra: {INSTALL_EVAL}"
+            f"extra: {cli.python_command()} -m pip install -e '.[eval]' (in a clone; a "
+            "package install: pip install 'sto-odno-env[eval]')"
         )
 
 

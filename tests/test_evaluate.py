@@ -903,3 +903,22 @@ def test_the_report_says_what_it_compares(players, against, fields):
         assert not any(f.startswith("openskill") for f in report["comparable"])
     for field in report["comparable"]:
         assert report["columns"][field]  # each explained
+
+
+def test_without_the_eval_extra_the_plain_table_says_what_to_install(tmp_path):
+    # A base install (scripts/train.sh's train extra has no openskill): the command names
+    # the extra and this interpreter's pip before anything runs, and that pip runs.
+    blocked = tmp_path / "openskill"
+    blocked.mkdir()
+    (blocked / "__init__.py").write_text("raise ImportError('not installed here')\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    argv = ["--agents", "expert,random", "--matches", "2", "--no-progress"]
+    done = subprocess.run(
+        [sys.executable, "-m", "agents.evaluate", *argv],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "openskill (the OpenSkill ratings)" in done.stderr
+    hint = re.search(r"extra: (.+?) -m pip install -e '\.\[eval\]'", done.stderr)
+    assert hint, done.stderr
+    pip = subprocess.run(["bash", "-c", f"{hint.group(1)} -m pip --version"], cwd=ROOT, env=env)
+    assert pip.returncode == 0

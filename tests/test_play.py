@@ -885,3 +885,13 @@ def test_a_new_deal_drops_a_suit_typed_with_the_queen_that_ended_the_round():
     match.queued = match.state.tables.deck.order_base + 3  # "qs h", the queen ending the round
     match._gather([{"type": "round", "round": 1, "dealer": 0}])
     assert match.queued is None
+
+
+def test_two_runs_best_files_get_seat_names_that_tell_them_apart():
+    from sto_odno_env.apps.play import seat_names
+
+    names = seat_names(4, 0, ["runs/a/best.pt", "runs/b/best.pt", "expert"])
+    assert names == ["You", "a/best (seat 1)", "b/best (seat 2)", "expert (seat 3)"]
+    # The same folder name in two places: as many folders as it takes.
+    names = seat_names(3, 2, ["x/ppo/best.pt", "y/ppo/best.pt"])
+    assert names == ["x/ppo/best (seat 0)", "y/ppo/best (seat 1)", "You"]

@@ -611,6 +611,21 @@ def test_a_run_never_replaces_another_without_overwrite(tmp_path, capsys):
     assert (out / "evaluations.csv").read_text().splitlines()[: len(rows)] == rows
 
 
+def test_a_run_stopped_before_its_first_checkpoint_is_not_offered_to_resume(tmp_path, capsys):
+    # What a run killed during its first update leaves: an evaluation, best.pt, tb/.
+    out = tmp_path / "run"
+    tiny_run(out, 16 * 8)
+    (out / "checkpoint.pt").unlink()
+    (out / "policy.pt").unlink()
+    (out / "summary.json").unlink()
+    capsys.readouterr()
+    argv = [*TINY, "--out", str(out), "--total-steps", str(16 * 8), "--no-progress"]
+    assert ppo.main(argv) == 2
+    error = capsys.readouterr().err.strip()
+    assert "holds another run (best.pt" in error and "--resume" not in error, error
+    assert "give another --out, or add --overwrite" in error
+
+
 def test_the_first_speed_is_marked_settling_and_then_measured_over_several_updates(
     tmp_path, capsys
 ):

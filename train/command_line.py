@@ -197,8 +197,9 @@ def check_out(spec: Spec, out: Path, saved: Saved | None, overwrite: bool) -> No
     if saved is not None and resumes_in(saved, out):
         return  # continuing the run that is there
     resume = ""
-    if spec.resumable:
-        resume = f"continue it with --resume {out / Path(spec.checkpoint).name}, "
+    checkpoint = out / Path(spec.checkpoint).name
+    if spec.resumable and checkpoint.exists():  # a run stopped before its first save has none
+        resume = f"continue it with --resume {checkpoint}, "
     raise ConfigError(
         f"out={str(out)!r} holds another run ({', '.join(held)}); {resume}give another "
         "--out, or add --overwrite to start over there (its files are replaced)"
