@@ -93,6 +93,7 @@ def test_unmasked_random_actions_are_penalized_not_fatal(preset, players):
     for _ in range(300):
         action = env.action_space.sample()
         was_legal = bool(info["action_mask"][action])
+        legal = [int(a) for a in np.flatnonzero(info["action_mask"])]
         obs, reward, terminated, truncated, info = env.step(action)
         assert env.observation_space.contains(obs)
         assert -1.0 <= reward <= 1.0
@@ -101,7 +102,12 @@ def test_unmasked_random_actions_are_penalized_not_fatal(preset, players):
             assert "illegal_action" not in info
         else:
             illegal += 1
-            assert info["illegal_action"] is True
+            # The AEC env's message: the action, then every legal action by id and name.
+            message = info["illegal_action"]
+            assert message.startswith(f"illegal action {action} (")
+            assert re.findall(r"(\d+) \(", message.split("legal actions: ")[1]) == [
+                str(a) for a in legal
+            ]
             assert reward == -1.0
             assert terminated and not truncated
         if terminated or truncated:

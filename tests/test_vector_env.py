@@ -519,6 +519,26 @@ def test_the_sb3_vec_env_refuses_actions_outside_the_space(mode):
     env.close()
 
 
+@needs("stable_baselines3")
+def test_the_sb3_vec_env_names_an_illegal_action_as_the_aec_env_does():
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
+
+    env = StoOdnoVecEnv(num_envs=3, illegal_action="penalize")
+    env.reset()
+    masks = env.action_masks()
+    actions = np.argmax(masks, axis=1)
+    actions[1] = int(np.flatnonzero(masks[1] == 0)[0])  # game 1 plays a masked action
+    _, rewards, dones, infos = env.step(actions)
+    legal = ", ".join(str(a) for a in np.flatnonzero(masks[1]))
+    message = infos[1]["illegal_action"]
+    assert message.startswith(f"illegal action {actions[1]} (") and rewards[1] == -1 and dones[1]
+    assert [a.split(" (")[0] for a in message.split("legal actions: ")[1].split(", ")] == (
+        legal.split(", ")
+    )
+    assert "illegal_action" not in infos[0] and "illegal_action" not in infos[2]
+    env.close()
+
+
 def test_the_batched_games_take_integers_only():
     """Under the envs, LearnerGames treats any integer that is no legal action by
     illegal_action (as the engine does), but never turns a float or a bool into one."""

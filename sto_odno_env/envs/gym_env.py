@@ -35,7 +35,9 @@ Observations are the float32 vectors of :mod:`sto_odno_env.views.observation` (a
 ``MlpPolicy`` works); rewards as in the AEC env (``reward="match"`` or ``"round"``).
 An episode ends when the learner's match ends or the learner is eliminated. With
 ``illegal_action="penalize"`` an illegal action gives −1 and ends the episode (checkers
-send unmasked random actions); with ``"raise"`` (default) it raises IllegalActionError. A
+send unmasked random actions), ``info["illegal_action"]`` naming it as the AEC env's does
+(the vector env: a flag per game); with ``"raise"`` (default) it raises
+IllegalActionError. Every difference between the envs: docs/environments.md. A
 value that is no action of the space (``99``, ``1.5``, ``"3"``, a float array) raises
 :class:`~sto_odno_env.envs.table_config.ActionSpaceError` in both modes.
 """
@@ -56,7 +58,13 @@ from ..views.render import render_game
 from .aec import check_render_mode, render_modes
 from .learner import LearnerGames
 from .sharded import learner_games
-from .table_config import TableConfig, checked_action, checked_actions, table_config
+from .table_config import (
+    TableConfig,
+    checked_action,
+    checked_actions,
+    illegal_message,
+    table_config,
+)
 
 
 def check_num_envs(num_envs: Any) -> int:
@@ -113,7 +121,9 @@ class StoOdnoEnv(gymnasium.Env):
             raise gymnasium.error.ResetNeeded(
                 "step() before reset() or after the episode ended; call reset() first"
             )
-        result = self.games.step(np.array([checked_action(action, self.action_space.n)]))
+        action = checked_action(action, self.action_space.n)
+        legal_bits = int(self.games.legal_bits[0])  # for the message, should it be illegal
+        result = self.games.step(np.array([action]))
         terminated = bool(result["terminated"][0])
         truncated = bool(result["truncated"][0])
         if terminated or truncated:
@@ -124,8 +134,8 @@ class StoOdnoEnv(gymnasium.Env):
         else:
             observation = result["observation"][0].copy()
         info = self._info()
-        if result["illegal"][0]:
-            info["illegal_action"] = True
+        if result["illegal"][0]:  # the AEC env's message (docs/environments.md)
+            info["illegal_action"] = illegal_message(legal_bits, action, self.config.rules)
         if self.render_mode == "human":
             self.render()
         return observation, float(result["reward"][0]), terminated, truncated, info

@@ -24,7 +24,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from ..game.rules import Rules
 from .gym_env import check_num_envs, learner_observation_space
 from .sharded import learner_games
-from .table_config import TableConfig, checked_actions, table_config
+from .table_config import TableConfig, checked_actions, illegal_message, table_config
 
 
 class StoOdnoVecEnv(VecEnv):
@@ -68,14 +68,16 @@ class StoOdnoVecEnv(VecEnv):
         self._actions = checked_actions(actions, self.num_envs, self.action_space.n)
 
     def step_wait(self):
+        legal_bits = self.games.legal_bits.copy()  # for the messages of illegal actions
         result = self.games.step(self._actions)
         dones = result["terminated"] | result["truncated"]
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for game in np.flatnonzero(dones):
             infos[game]["terminal_observation"] = result["final_observation"][game].copy()
             infos[game]["TimeLimit.truncated"] = bool(result["truncated"][game])
-        for game in np.flatnonzero(result["illegal"]):
-            infos[game]["illegal_action"] = True
+        for game in np.flatnonzero(result["illegal"]):  # the AEC env's message, per game
+            message = illegal_message(legal_bits[game], self._actions[game], self.config.rules)
+            infos[game]["illegal_action"] = message
         return (result["observation"], result["reward"], dones, infos)
 
     def seed(self, seed: int | None = None) -> list[int | None]:

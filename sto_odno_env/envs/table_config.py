@@ -91,6 +91,16 @@ def integer_actions(actions: object, batch: int) -> np.ndarray:
     return array.reshape(batch).astype(np.int64)
 
 
+def illegal_message(legal_bits: Any, action: int, rules: Rules) -> str:
+    """What ``infos["illegal_action"]`` holds in every env that gives one info per game
+    (the AEC env, the Gymnasium env, the SB3 VecEnv's per-game infos): the action and the
+    legal actions by name, e.g. ``illegal action 40 (draw); legal actions: 3 (play 9♠)``.
+    ``legal_bits`` is the learner's mask before the step."""
+    from ..game import engine
+
+    return engine.illegal_bits_message(int(legal_bits), int(action), deck=rules.deck)
+
+
 def checked_actions(actions: object, batch: int, num_actions: int) -> np.ndarray:
     """(batch,) int64: ``actions`` when it holds ``batch`` integers of
     ``range(num_actions)`` (an integer array or a sequence of ints), else
