@@ -69,8 +69,6 @@ class EvaluationError(ValueError):
     """Evaluation settings that cannot be played as asked."""
 
 
-
-
 def check_dependencies(progress: bool = True, out: bool = False, ratings: bool = True) -> None:
     """Raise :class:`EvaluationError` naming every optional package the evaluation would
     need and cannot import (all in the ``eval`` extra), with the command that installs them:
