@@ -70,11 +70,32 @@ class RandomPolicy(BasePolicy):
         scores = self.generator.random(masks.shape, dtype=np.float32) + 1.0
         return np.argmax(scores * (masks > 0), axis=1)
 
+    def probabilities(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
+        """(N, A) the distribution it plays: uniform over each row's legal actions."""
+        legal = np.asarray(masks) > 0
+        return legal / legal.sum(axis=1, keepdims=True)
+
     def act_bits(self, legal_bits: np.ndarray) -> np.ndarray:
         """The same choice rule from the engine's legal-action bit masks (no mask array)."""
         from ..game.engine import sample_actions
 
         return sample_actions(legal_bits, self.generator.random(len(legal_bits)))
+
+
+def policy_probabilities(
+    policy: Policy, observations: np.ndarray, masks: np.ndarray
+) -> np.ndarray:
+    """(N, A) the distribution ``policy`` plays at each row: its own ``probabilities`` where
+    it has one (``random``, a tabular policy), else one-hot on the action ``act`` chooses
+    (the kit's bots and trained policies act deterministically; an agent that samples must
+    define ``probabilities`` to be evaluated exactly)."""
+    own = getattr(policy, "probabilities", None)
+    if callable(own):
+        return np.asarray(own(observations, masks), dtype=np.float64)
+    chosen = np.asarray(policy.act(observations, masks), dtype=np.intp)
+    probabilities = np.zeros(np.shape(masks), dtype=np.float64)
+    probabilities[np.arange(len(chosen)), chosen] = 1.0
+    return probabilities
 
 
 def as_policy(policy: Any) -> BasePolicy | Policy:

@@ -26,7 +26,7 @@ from .cards import (
 )
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
-PRESETS = ("classic", "yard", "nines", "encyclopedia", "ukrainian")
+PRESETS = ("classic", "yard", "nines", "encyclopedia", "ukrainian", "micro")
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 
 OPENINGS = ("dealer_blind", "leader_plays")

@@ -339,7 +339,8 @@ def observe(
     own = local * P + seat  # flat indices of the observer's cells in (B, P) arrays
     # hand: bits 0..N-1, discard: bits N..2N-1 (across words 0 and 1)
     words[:, 0] |= hands.reshape(-1)[own] | (discard_bits << _U64(cards))
-    words[:, 1] |= discard_bits >> _U64(64 - cards)
+    if enc.words > 1:  # a small deck's flags all fit the first word
+        words[:, 1] |= discard_bits >> _U64(64 - cards)
     obs[:, :flags] = np.unpackbits(
         words.view(np.uint8).reshape(B, enc.flag_bytes), axis=1, count=flags, bitorder="little"
     )
