@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
         "--keys",
         choices=cfr.KEYS,
         default="observation",
-        help="observation: a strategy the kit's memoryless agents can play; infoset: perfect recall",
+        help="observation: what the kit's memoryless agents can play; infoset: perfect recall",
     )
     solve.add_argument(
         "--measure-every",

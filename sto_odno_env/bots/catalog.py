@@ -80,7 +80,15 @@ def parse_index(data: dict, policy_dir: Path = POLICY_DIR) -> PolicyIndex:
         raise PolicyIndexError(f"{INDEX.name}: not a policy index (format {INDEX_FORMAT!r})")
     cards = {}
     for name, entry in (data.get("policies") or {}).items():
-        path = policy_dir / f"{name}.pt"
+        # A trained network (.pt), or a table solved exactly (.npz, bots/tabular.py).
+        path = next(
+            (
+                policy_dir / f"{name}{suffix}"
+                for suffix in (".pt", ".npz")
+                if (policy_dir / f"{name}{suffix}").is_file()
+            ),
+            policy_dir / f"{name}.pt",
+        )
         if not path.is_file():
             raise PolicyIndexError(f"{INDEX.name}: policy {name!r} has no file {path.name}")
         cards[name] = PolicyCard(

@@ -304,6 +304,13 @@ def load(
     path = Path(path)
     if path.suffix == ".zip" and path.is_file():
         return _load_sb3(path, rules)
+    if path.suffix == ".npz" and path.is_file():  # a strategy solved exactly, a table
+        from .tabular import TabularPolicyError, load_tabular
+
+        try:
+            return load_tabular(path, rules)
+        except TabularPolicyError as error:
+            raise CheckpointError(str(error)) from None
     data = read(path)
     check_fits(data, path, load_rules(rules) if rules is not None else None, players)
     network = _network(data, path, "state_dict", data["num_actions"], "weights")
