@@ -14,7 +14,7 @@ COMBOS = [
 
 # The quick tier keeps one player count per preset (2 to 6 players, each once); the other
 # combinations are marked slow.
-QUICK = {"classic": 2, "yard": 3, "nines": 4, "encyclopedia": 5, "ukrainian": 6}
+QUICK = {"classic": 2, "yard": 3, "nines": 4, "encyclopedia": 5, "ukrainian": 6, "micro": 2}
 COMBO_PARAMS = [
     pytest.param(preset, players, marks=[] if QUICK[preset] == players else [pytest.mark.slow])
     for preset, players in COMBOS

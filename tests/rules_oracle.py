@@ -13,9 +13,15 @@ ALL_RANKS = ("2", "3", "4", "5", *RANK_NAMES)
 
 def deck_cards(rules: Rules) -> list[tuple[str, str]]:
     """§1, §12: the deck's cards as (rank, suit) names in id order: suit by suit, each
-    from the deck's lowest rank (6, or 2 with ``deck: 52``) to the ace."""
-    ranks = ALL_RANKS[len(ALL_RANKS) - rules.deck // 4 :]
-    return [(rank, suit) for suit in SUIT_SYMBOLS for rank in ranks]
+    from the deck's lowest rank (6, or 2 with ``deck: 52``) to the ace; a small deck's
+    ranks in its first suits. Read from the rule set's plain data, not the engine's deck."""
+    deck = rules.to_dict().get("deck", 36)
+    if isinstance(deck, int):
+        ranks, suits = ALL_RANKS[len(ALL_RANKS) - deck // 4 :], SUIT_SYMBOLS
+    else:
+        ranks = sorted(map(str, deck["ranks"]), key=ALL_RANKS.index)
+        suits = SUIT_SYMBOLS[: deck.get("suits", 4)]
+    return [(rank, suit) for suit in suits for rank in ranks]
 
 
 def playable(rules: Rules, top: int, ordered_suit: int) -> set[int]:

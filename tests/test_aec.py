@@ -34,8 +34,8 @@ DRAW = 40
 
 
 def test_every_preset_and_player_count_is_covered():
-    assert set(PRESETS) == {"classic", "yard", "nines", "encyclopedia", "ukrainian"}
-    assert len(COMBOS) == 4 * 5 + 3  # nines: 2–4 players, the others 2–6
+    assert set(PRESETS) == {"classic", "yard", "nines", "encyclopedia", "ukrainian", "micro"}
+    assert len(COMBOS) == 4 * 5 + 3 + 1  # nines: 2–4 players, micro 2, the others 2–6
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -651,7 +651,7 @@ def test_state_is_the_global_state_with_every_hand(rules, players):
     assert space.shape == (observation.state_size(raw.rules),)
     assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
     layout = observation.state_layout(raw.rules)
-    cards = raw.rules.deck
+    cards = raw.rules.deck.cards
     generator = np.random.default_rng(17)
 
     def check(env, *_):

@@ -39,7 +39,7 @@ from sto_odno_env.bots.features import CardTables
 from sto_odno_env.bots.policy import BasePolicy
 from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
 from sto_odno_env.game import engine
-from sto_odno_env.game.cards import DRAW, NUM_ACTIONS, NUM_CARDS, ORDER_BASE, PASS, parse_card
+from sto_odno_env.game.cards import DRAW, NUM_ACTIONS, ORDER_BASE, PASS, parse_card
 from sto_odno_env.game.engine import ORDER, PLAY
 from sto_odno_env.records.scenario import Game
 from sto_odno_env.views.observation import OBS_SIZE, ObservationView, observe
@@ -139,6 +139,7 @@ def test_documented_invariants_hold_over_many_decisions(preset):
       finishing bonus while a plain legal card (no bonus, no cover) remains.
     """
     rules = Rules.preset(preset)
+    deck = rules.deck
     cards = CardTables.of(rules)
     bonus = (cards.finish_points < 0) & (cards.draw == 0) & ~cards.skip  # the queens
     plain = (cards.finish_points == 0) & ~cards.cover
@@ -147,13 +148,13 @@ def test_documented_invariants_hold_over_many_decisions(preset):
 
     def check(state, live, obs, masks, chosen):
         _random, greedy, expert = chosen
-        view = ObservationView(obs, rules.target)
+        view = ObservationView(obs, rules.target, rules.deck)
         hand = view.hand
         phase = state.phase[live]
-        card_legal = masks[:, :NUM_CARDS] > 0
+        card_legal = masks[:, : deck.cards] > 0
         any_card = card_legal.any(axis=1)
         # Greedy: a card whenever one is legal, and one of the most points.
-        assert (greedy[any_card] < NUM_CARDS).all()
+        assert (greedy[any_card] < deck.cards).all()
         rows = np.flatnonzero(any_card)
         best = np.where(card_legal[rows], cards.points[None, :], -1).max(axis=1)
         assert (cards.points[greedy[rows]] == best).all()
@@ -161,13 +162,14 @@ def test_documented_invariants_hold_over_many_decisions(preset):
         # Greedy orders a suit with the most points in hand.
         rows = np.flatnonzero(phase == ORDER)
         if rows.size:
-            suit_points = (hand[rows] * cards.points).reshape(-1, 4, 9).sum(axis=2)
-            picked = suit_points[np.arange(rows.size), greedy[rows] - ORDER_BASE]
+            suit_points = (hand[rows] * cards.points).reshape(-1, deck.suits, deck.ranks)
+            suit_points = suit_points.sum(axis=2)
+            picked = suit_points[np.arange(rows.size), greedy[rows] - deck.order_base]
             assert (picked == suit_points.max(axis=1)).all()
             seen["greedy_order"] += rows.size
         # Expert: no voluntary draw in PLAY while a card is legal.
-        rows = np.flatnonzero((phase == PLAY) & any_card & (masks[:, DRAW] > 0))
-        assert (expert[rows] != DRAW).all()
+        rows = np.flatnonzero((phase == PLAY) & any_card & (masks[:, deck.draw] > 0))
+        assert (expert[rows] != deck.draw).all()
         # Expert finishes when it can.
         size = hand.sum(axis=1)
         for row in np.flatnonzero(size == 1):
@@ -180,18 +182,21 @@ def test_documented_invariants_hold_over_many_decisions(preset):
         calm = view.own_total + points <= rules.target - cards.points.max()
         rows = np.flatnonzero(calm & (size > 1) & (card_legal & plain[None, :]).any(axis=1))
         played = expert[rows]
-        is_card = played < NUM_CARDS
+        is_card = played < deck.cards
         assert not bonus[played[is_card]].any(), "expert played a bonus card too early"
         seen["expert_keep"] += int((card_legal[rows] & bonus[None, :]).any(axis=1).sum())
 
+    # Thousands of decisions: more games where matches are short (micro: six decisions).
+    batch = 24 * max(1, 150 // rules.max_turns)
     for players in range(rules.players[0], rules.players[1] + 1):
         bots = [RandomAgent(seed=players), GreedyAgent(rules), ExpertAgent(rules)]
-        run_games(rules, players, bots, batch=24, steps=150, seed=players, check=check)
+        run_games(rules, players, bots, batch=batch, steps=150, seed=players, check=check)
     # The situations did occur.
     assert seen["greedy_card"] > 1000
     assert seen["greedy_order"] > 10
     assert seen["expert_finish"] > 5
-    assert seen["expert_keep"] > 5
+    if rules.target > cards.points.max():  # micro (target 1) is never away from the target
+        assert seen["expert_keep"] > 5
 
 
 # --- 2. one decision, env players, opponents --------------------------------------------------
@@ -210,7 +215,12 @@ def some_decisions(preset="classic", players=3, batch=32, steps=25, seed=1):
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_single_decision_equals_batched_row(preset):
-    obs, masks = some_decisions(preset)
+    rules = Rules.preset(preset)
+    # A seat count and a walk every rule set allows: micro seats two and cuts a round after
+    # six decisions, so its games are still live after two random steps, not after 25.
+    players = min(3, rules.players[1])
+    obs, masks = some_decisions(preset, players, steps=min(25, rules.max_turns // 3))
+    assert len(obs) >= 8  # decisions to compare, not an empty batch
     for agent in (GreedyAgent(preset), ExpertAgent(preset)):
         batched = agent.act(obs, masks)
         single = [agent(o, m) for o, m in zip(obs, masks, strict=True)]

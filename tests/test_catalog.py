@@ -31,21 +31,32 @@ def strength_rows() -> list[dict]:
 
 
 def test_every_shipped_file_is_in_the_index_and_every_card_has_its_file() -> None:
-    files = {path.stem for path in catalog.POLICY_DIR.glob("*.pt")}
+    # A policy is a trained network (.pt) or a table solved exactly (.npz, bots/tabular.py).
+    weights = (".pt", ".npz")
+    files = {path.stem for path in catalog.POLICY_DIR.iterdir() if path.suffix in weights}
     assert files == set(catalog.policy_cards()) == set(SHIPPED)
     # Only the weights and the index ship: training records and configs stay in the lab.
-    assert {path.name for path in catalog.POLICY_DIR.iterdir() if path.suffix != ".pt"} <= {
+    assert {p.name for p in catalog.POLICY_DIR.iterdir() if p.suffix not in weights} <= {
         "index.yaml",
         "__pycache__",
     }
 
 
 def test_every_preset_has_a_recommended_policy_at_every_count_it_allows() -> None:
+    recommended = catalog.index().recommended
     for preset in PRESETS:
         rules = load_rules(preset)
         low, high = rules.players
-        allowed = range(low, high + 1)
-        assert catalog.served_counts(f"ppo-{preset}") == tuple(allowed), preset
+        allowed = tuple(range(low, high + 1))
+        if preset in recommended:
+            assert catalog.served_counts(f"ppo-{preset}") == allowed, preset
+            continue
+        # A rule set the index recommends no PPO policy for (micro: its agent is the exact
+        # solution, cfr-micro) must still ship a policy of its own at every count it allows.
+        served = {
+            n for c in catalog.policy_cards().values() if c.rules == preset for n in c.players
+        }
+        assert tuple(sorted(served)) == allowed, f"{preset}: no shipped policy at some count"
 
 
 def test_each_recommended_file_is_the_best_measured_against_experts() -> None:

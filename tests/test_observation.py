@@ -17,7 +17,6 @@ from preset_combos import COMBO_PARAMS, COMBOS
 from sto_odno_env import Rules
 from sto_odno_env.game import engine
 from sto_odno_env.game.cards import PHASE_CALL, PHASE_PLAY
-from sto_odno_env.game.tables import NO_CARD
 from sto_odno_env.views.observation import (
     LAYOUT,
     NUM_FLAGS,
@@ -26,6 +25,7 @@ from sto_odno_env.views.observation import (
     STATE_VERSION,
     ObservationView,
     global_state,
+    obs_size,
     observation_space,
     observe,
     observe_one,
@@ -35,6 +35,7 @@ from sto_odno_env.views.observation import (
     state_space,
     total_bounds,
 )
+from sto_odno_env.views.observation import layout as observation_layout
 
 # The table of the module docstring: name, size, kind.
 TABLE = [
@@ -95,18 +96,20 @@ def test_layout_table():
 
 @pytest.mark.parametrize(("preset", "players"), COMBO_PARAMS)
 def test_flags_are_bits_and_one_hot_blocks_sum_to_one(preset, players):
+    rules = Rules.preset(preset)
+    fields = observation_layout(rules)  # LAYOUT, or a small deck's (micro)
     for state in sample_states(preset, players):
         for seat in range(players):
             obs = observe(state, seat)
-            assert obs.shape == (12, OBS_SIZE) and obs.dtype == np.float32
-            assert np.isin(obs[:, :NUM_FLAGS], (0.0, 1.0)).all()
+            assert obs.shape == (12, obs_size(rules)) and obs.dtype == np.float32
+            assert np.isin(obs[:, : fields["to_act"].stop], (0.0, 1.0)).all()
             for name in ONE_HOT_FIELDS:
-                np.testing.assert_array_equal(obs[:, LAYOUT[name]].sum(axis=1), 1.0, err_msg=name)
+                np.testing.assert_array_equal(obs[:, fields[name]].sum(axis=1), 1.0, err_msg=name)
             for name in ("pending", "stock_size", "others_hand_size", "num_players"):
-                assert (obs[:, LAYOUT[name]] >= 0).all(), name
+                assert (obs[:, fields[name]] >= 0).all(), name
             # seats beyond the player count are zero
             for name in ("others_in", "others_dealer", "others_hand_size", "others_total"):
-                assert not obs[:, LAYOUT[name]][:, players - 1 :].any(), name
+                assert not obs[:, fields[name]][:, players - 1 :].any(), name
 
 
 def test_observe_batch_forms_agree():
@@ -165,7 +168,7 @@ def hide_differently(state: engine.State, observer: int, mode: str, generator) -
     places = [c for p in range(state.players) for c in set_bits(new.hand[0, p])]
     places += new.stock[0, : new.stock_size[0]].tolist()
     places += new.discard[0, : new.discard_size[0]].tolist()
-    assert sorted(places) == list(range(36))
+    assert sorted(places) == list(range(state.tables.deck.cards))
     for p in range(state.players):
         assert len(set_bits(new.hand[0, p])) == len(set_bits(state.hand[0, p]))
     return new
@@ -234,19 +237,20 @@ def test_drawn_card_shows_only_to_the_drawer(preset, players):
 
 @pytest.mark.parametrize(("preset", "players"), COMBO_PARAMS)
 def test_observation_view_decodes_the_raw_values(preset, players):
-    target = Rules.preset(preset).target
+    rules = Rules.preset(preset)
+    target, no_card = rules.target, rules.deck.no_card
     nonzero_totals = False
     for state in sample_states(preset, players):
         nonzero_totals |= bool(state.totals.any())
         for seat in range(players):
-            view = ObservationView(observe(state, seat), target=target)
+            view = ObservationView(observe(state, seat), target=target, cards=rules.deck)
             for b in range(state.batch):
                 hand = set_bits(state.hand[b, seat])
                 assert np.flatnonzero(view.hand[b]).tolist() == hand
                 discard = sorted(state.discard[b, : state.discard_size[b]].tolist())
                 assert np.flatnonzero(view.discard[b]).tolist() == discard
                 top = int(state.top_card[b])
-                assert view.top_card[b] == (-1 if top == NO_CARD else top)
+                assert view.top_card[b] == (-1 if top == no_card else top)
                 assert view.ordered_suit[b] == int(state.ordered_suit[b])
                 phase = int(state.phase[b])
                 assert view.phase[b] == (-1 if phase == engine.DONE else phase)
@@ -388,14 +392,16 @@ def test_state_layout_sizes():
 
 @pytest.mark.parametrize(("preset", "players"), COMBOS)
 def test_global_state_holds_every_hand_and_the_public_table(preset, players):
-    target = Rules.preset(preset).target
+    rules = Rules.preset(preset)
+    target, cards = rules.target, rules.deck.cards
     layout = state_layout(preset)
+    seen = observation_layout(rules)
     for state in sample_states(preset, players):
         rows = global_state(state)
         assert rows.shape == (12, state_size(preset)) and rows.dtype == np.float32
         np.testing.assert_array_equal(global_state(state, games=np.array([2, 5])), rows[[2, 5]])
         for b, row in enumerate(rows):
-            hands = row[layout["hands"]].reshape(6, 36)
+            hands = row[layout["hands"]].reshape(6, cards)
             for seat in range(6):
                 held = set_bits(state.hand[b, seat]) if seat < players else []
                 assert np.flatnonzero(hands[seat]).tolist() == held
@@ -407,23 +413,24 @@ def test_global_state_holds_every_hand_and_the_public_table(preset, players):
             for name in ("top_card", "ordered_suit", "phase", "drawn_card", "to_act"):
                 assert row[layout[name]].sum() == 1.0, name
             top = int(state.top_card[b])
-            assert int(np.argmax(row[layout["top_card"]])) == (36 if top == NO_CARD else top)
+            no_card = rules.deck.no_card
+            assert int(np.argmax(row[layout["top_card"]])) == (cards if top == no_card else top)
             current = int(state.current_player[b])
             assert int(np.argmax(row[layout["to_act"]])) == (6 if current < 0 else current)
             sizes = [len(set_bits(state.hand[b, p])) for p in range(players)]
             np.testing.assert_allclose(
-                row[layout["hand_size"]] * 36, sizes + [0] * (6 - players), atol=1e-4
+                row[layout["hand_size"]] * cards, sizes + [0] * (6 - players), atol=1e-4
             )
             np.testing.assert_allclose(
                 row[layout["total"]][:players] * target, state.totals[b], atol=1e-3
             )
-            assert row[layout["stock_size"]][0] * 36 == pytest.approx(state.stock_size[b])
+            assert row[layout["stock_size"]][0] * cards == pytest.approx(state.stock_size[b])
             assert row[layout["num_players"]][0] == pytest.approx(players / 6)
             # every seat's observation is a function of the state: its hand is in it
             for seat in range(players):
                 obs = observe(state, seat)[b]
-                np.testing.assert_array_equal(obs[LAYOUT["hand"]], hands[seat])
-                np.testing.assert_array_equal(obs[LAYOUT["discard"]], row[layout["discard"]])
+                np.testing.assert_array_equal(obs[seen["hand"]], hands[seat])
+                np.testing.assert_array_equal(obs[seen["discard"]], row[layout["discard"]])
 
 
 def test_global_state_ignores_the_stock_order_but_sees_every_hand():

@@ -123,7 +123,8 @@ def variants(draw, short_matches: bool = False) -> Variant:
         "leftover_bonus": draw(st.sampled_from(["ordinary", "subtract", "single_adds"])),
         "last_card_call": draw(st.booleans()),
         "call_penalty": draw(st.integers(1, 3)),
-        "deck": draw(st.sampled_from([36, 36, 52])),  # §12: a third of the examples
+        # §12: a third of the examples (micro keeps its small deck: its points name its ranks)
+        "deck": draw(st.sampled_from([36, 36, 52])) if base.deck.full else base.deck.value(),
     }
     if draw(st.booleans()):
         changes["points"] = {**base.to_dict()["points"], "A": [1, 11]}
@@ -512,14 +513,22 @@ def scoring_cases(draw):
     """A rule set with random §12 scoring switches, a round's end: hands, old totals, the
     finisher, its card plays and last card."""
     base = Rules.preset(draw(st.sampled_from(PRESETS)))
-    deck = draw(st.sampled_from([36, 52]))
+    # A full deck's preset plays 36 or 52 cards; a small deck's (micro) keeps its deck, and
+    # its pairs and holder_wins name only its ranks and cards (no other rule set fits it).
+    small = base.deck if not base.deck.full else None
+    deck = base.deck.value() if small else draw(st.sampled_from([36, 52]))
     points = {rank: value for rank, value in base.to_dict()["points"].items()}
     pairs = [("A", [1, 11]), ("K", [1, 4])] + ([("3", [0, 3]), ("5", 7)] if deck == 52 else [])
+    holders = ["Q♥", "K♣", "9"]
+    if small:
+        ranks, suits = small.rank_names, small.suit_symbols
+        pairs = [(ranks[0], [0, 5]), (ranks[-1], [1, 4])]
+        holders = [ranks[-1] + suits[-1], ranks[0] + suits[0], ranks[len(ranks) // 2]]
     for rank, pair in draw(st.lists(st.sampled_from(pairs))):
         points[rank] = pair
     changes = {
         "points": points,
-        "holder_wins": draw(st.lists(st.sampled_from(["Q♥", "K♣", "9"]), unique=True)),
+        "holder_wins": draw(st.lists(st.sampled_from(holders), unique=True)),
         "multiplier_scope": draw(st.sampled_from(["round", "total"])),
         "bonus_combo": draw(st.booleans()),
         "leftover_bonus": draw(st.sampled_from(["ordinary", "subtract", "single_adds"])),
@@ -529,8 +538,8 @@ def scoring_cases(draw):
     if deck == 52:
         changes["holder_wins"] = draw(st.lists(st.sampled_from(["Q♥", "2♣", "4"]), unique=True))
     rules = base.replace(**changes)
-    players = draw(st.integers(2, 4))
-    cards = draw(st.permutations(range(deck)))
+    players = draw(st.integers(2, min(4, rules.players[1])))
+    cards = draw(st.permutations(range(rules.deck.cards)))
     finisher = draw(st.integers(0, players - 1))
     sizes = [0 if p == finisher else draw(st.integers(0, 5)) for p in range(players)]
     hands, start = [], 0
@@ -562,7 +571,7 @@ def test_switch_scoring_matches_the_oracle(case) -> None:
     if state.combo_points is not None:
         for card in plays:  # the last card, if any, is the last of them
             note_plays(state, game, np.array([finisher]), np.array([card], dtype=np.int8))
-    last_card = np.array([rules.deck if last is None else last], dtype=np.int8)
+    last_card = np.array([rules.deck.no_card if last is None else last], dtype=np.int8)
     score_rounds(state, game, np.array([finisher], dtype=np.int8), last_card, None)
     expected = round_points(rules, hands, old, finisher, last, plays)
     assert state.round_points[0].tolist() == expected, (rules.to_dict(), hands, old)

@@ -175,6 +175,22 @@ PRESET_TABLE: dict[str, dict[str, Any]] = {
 }
 
 # §9: "All presets: ..."
+PRESET_TABLE["micro"] = {  # the research preset: its own row of §9
+    "players": (2, 2),
+    "hand_size": 2,
+    "opening": "leader_plays",
+    "effects": {"7": PENALTY_7, "8": COVER, "Q": WILD_QUEEN},
+    "draw_rule": "one",
+    "reshuffle": "flip",
+    "empty_stock": "skip",
+    "stacking": True,
+    "cover_can_finish": False,
+    "points": {"7": 7, "8": 8, "Q": 3},
+    "target": 1,
+    "match_end": "first_loser",
+    "max_turns": 6,
+}
+
 COMMON = {
     "voluntary_draw": True,
     "after_draw": "drawn_card",
@@ -199,7 +215,7 @@ def rules_error(data: dict[str, Any]) -> str:
 
 
 def test_preset_names() -> None:
-    assert PRESETS == ("classic", "yard", "nines", "encyclopedia", "ukrainian")
+    assert PRESETS == ("classic", "yard", "nines", "encyclopedia", "ukrainian", "micro")
     assert sorted(p.stem for p in PRESET_DIR.glob("*.yaml")) == sorted(PRESETS)
 
 
@@ -207,7 +223,7 @@ def test_preset_names() -> None:
 def test_preset_matches_rules_section_9(preset: str) -> None:
     rules = Rules.preset(preset)
     assert rules.name == preset
-    for key, value in {**PRESET_TABLE[preset], **COMMON}.items():
+    for key, value in {**COMMON, **PRESET_TABLE[preset]}.items():
         actual = getattr(rules, key)
         if key in ("effects", "finish_bonus", "points"):
             actual = dict(actual)
@@ -257,7 +273,9 @@ def test_unknown_preset() -> None:
 def test_from_dict_of_to_dict_round_trip(preset: str, tmp_path: Path) -> None:
     rules = Rules.preset(preset)
     data = rules.to_dict()
-    assert list(data) == TOP_LEVEL
+    # The §11 keys in order, then the §12 switches a preset sets (micro: its small deck).
+    assert list(data)[: len(TOP_LEVEL)] == TOP_LEVEL
+    assert list(data)[len(TOP_LEVEL) :] == (["deck"] if preset == "micro" else [])
     assert Rules.from_dict(data) == rules
     assert Rules.from_dict(json.loads(json.dumps(data, ensure_ascii=False))) == rules
     assert Rules.from_dict(data).to_dict() == data

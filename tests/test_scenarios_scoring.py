@@ -36,10 +36,11 @@ def table_value(text: str):
     return {"yes": True, "no": False}.get(text, int(text) if text.isdigit() else text)
 
 
-@pytest.mark.parametrize("name", PRESETS)
+@pytest.mark.parametrize("name", tuple(PRESET_TABLE))
 def test_preset_table(name):
-    """§9: the presets' switches as tabled (the effects, points and bonuses are exercised by
-    the scenarios in these files)."""
+    """§9: the presets of the sources' rules, their switches as tabled (the effects, points
+    and bonuses are exercised by the scenarios in these files). micro, the research preset,
+    has its own row of §9, checked in tests/test_rules.py."""
     rules = Rules.preset(name)
     expected = [table_value(text) for text in PRESET_TABLE[name].split()]
     assert [getattr(rules, field) for field in PRESET_FIELDS.split()] == expected
@@ -502,10 +503,12 @@ VARIANTS = [
 @pytest.mark.parametrize("preset", PRESETS)
 def test_no_decision_with_fewer_than_two_actions_is_left_to_an_agent(preset, changes):
     """§4 Forced decisions: after every step, each live game waits on >= 2 legal actions, and
-    the record marks forced actions (random play, several rule sets, 3 players)."""
+    the record marks forced actions (random play, several rule sets, 3 players, 2 at
+    micro)."""
     rules = Rules.preset(preset).replace(**changes)
+    players = min(3, rules.players[1])  # micro seats two
     trace = engine.Trace(16)
-    state = engine.init(rules, 3, batch=16, seed=7, trace=trace)
+    state = engine.init(rules, players, batch=16, seed=7, trace=trace)
     rng = np.random.default_rng(0)
     for _ in range(150):
         live = ~state.done

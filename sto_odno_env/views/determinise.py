@@ -50,7 +50,7 @@ def from_observations(
     cards, no_card = deck.cards, deck.no_card
     card_bit = deck_masks(deck).card_bit
     obs_layout = layout(rules)
-    view = ObservationView(observations, rules.target, deck.cards)
+    view = ObservationView(observations, rules.target, deck)
     players_of = view.num_players
     if (players_of != players_of[0]).any():
         raise ValueError("all observations must come from games of the same player count")

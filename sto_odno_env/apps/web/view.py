@@ -67,7 +67,7 @@ def seat_view(
     (``mask``, None when the seat is not to act), the log since its last decision, round
     results, the match result and the duplicate baselines, all JSON-ready."""
     deck = rules.deck_spec
-    obs = ObservationView(observation, target=rules.target, cards=deck.cards)
+    obs = ObservationView(observation, target=rules.target, cards=deck)
     hand = [c for c in range(deck.cards) if obs.hand[0, c]]
     top = int(obs.top_card[0])
     suit = int(obs.ordered_suit[0])
