@@ -107,16 +107,19 @@ def test_chance_nodes_place_each_card_uniformly_among_the_cards_left():
         card = max(outcomes)
         placed.append(card)
         state.apply_action(card)
-    assert len(placed) == 15
+    assert len(placed) == 16  # 15 dealt, then the stock's top card
     view = state.view_state
     dealt = [int(view.hand[0, p]) for p in range(3)] + [int(view.discard_bits[0])]
     assert sum(bin(h).count("1") for h in dealt) == 15
-    assert all(sum(h >> c & 1 for h in dealt) == 1 for c in placed)
-    assert int(view.top_card[0]) == placed[-1]  # the dealer's last card opens
-    # Drawing asks for the stock's top card only now, among the cards nobody holds.
+    assert all(sum(h >> c & 1 for h in dealt) == 1 for c in placed[:15])
+    assert int(view.top_card[0]) == placed[14]  # the dealer's last card opens
+    # The stock's top card is placed as it becomes the top: a draw takes it, and the next
+    # one is placed then, among the cards nobody holds.
     while not state.is_chance_node():
         legal = state.legal_actions()
         state.apply_action(engine.DRAW if engine.DRAW in legal else legal[0])
+    view = state.view_state
+    assert any(int(view.hand[0, p]) >> placed[15] & 1 for p in range(3))
     assert sorted(dict(state.chance_outcomes())) == sorted(set(range(36)) - set(placed))
 
 
@@ -125,6 +128,8 @@ def first_decision(game, deal: list[int]):
     state.apply_action(0)
     for card in deal:
         state.apply_action(card)
+    while state.is_chance_node():  # the stock's top card
+        state.apply_action(state.chance_outcomes()[0][0])
     return state
 
 

@@ -21,6 +21,17 @@ from .bits import unpack_actions
 NOBODY = -1
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The dataclass fields of a State class (cached: dataclasses.fields is slow)."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
 @dataclasses.dataclass(eq=False)
 class State:
     """B games × P players. Public fields first; the rest is the engine's bookkeeping.
@@ -105,14 +116,20 @@ class State:
 
     def copy(self) -> State:
         """A deep copy of every array (the rule tables are shared)."""
-        return dataclasses.replace(
-            self,
-            **{
-                f.name: getattr(self, f.name).copy()
-                for f in dataclasses.fields(self)
-                if isinstance(getattr(self, f.name), np.ndarray)
-            },
+        # What dataclasses.replace(self, **copied_arrays) builds, without its per-call
+        # field introspection: a batch-of-one game is copied for every OpenSpiel action,
+        # and replace() cost three times the copies themselves there.
+        values = self.__dict__
+        new = object.__new__(type(self))
+        new.__dict__.update(
+            {
+                name: value.copy() if isinstance(value, np.ndarray) else value
+                for name in _field_names(type(self))
+                for value in (values[name],)
+            }
         )
+        new.__post_init__()
+        return new
 
     def take(self, games: Sequence[int] | np.ndarray) -> State:
         """A new state holding copies of the given games only."""
