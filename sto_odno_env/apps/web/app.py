@@ -62,7 +62,8 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ...game.cards import SUIT_SYMBOLS, deck_of, parse_card
+from ...game.cards import SUIT_SYMBOLS, parse_card
+from ...game.rule_values import deck_value
 from ...views.picture import table_svg
 from ...views.screen import Screen, event_text, phase_name
 from . import svg
@@ -135,8 +136,10 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
 
-    def card(name: str, deck: int = 36) -> Markup:
-        return Markup(svg.card_svg(parse_card(name, deck_of(deck)), deck_of(deck)))
+    def card(name: str, deck: Any = 36) -> Markup:
+        # deck: a view's "deck" value (36, 52, or a small deck's {ranks, suits})
+        cards = deck_value(deck)
+        return Markup(svg.card_svg(parse_card(name, cards), cards))
 
     def suit(symbol: str) -> Markup:
         return Markup(svg.suit_svg(SUIT_SYMBOLS.index(symbol)))

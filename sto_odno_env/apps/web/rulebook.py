@@ -29,6 +29,7 @@ SWITCHES = {
     "match_end": "when the match ends: when one player is left, or when the first is out",
     "max_turns": "decisions in a round after which the match stops unscored (a safety limit)",
     "last_card_call": "whether you must call your last card",
+    "deck": "the cards in play: 36 (6 to ace), 52 (2 to ace), or chosen ranks in the first suits",
 }
 SHOWN_APART = {"name", "players", "hand_size", "effects", "points", "finish_bonus", "target"}
 
@@ -52,7 +53,7 @@ def rule_set_page(key: str, label: str, rules: Rules) -> RuleSetPage:
     """What the rules page shows of ``rules`` (offered as ``key``)."""
     data = rules.to_dict()
     switches = [
-        (name, _value(value), SWITCHES.get(name, ""))
+        (name, _deck(rules) if name == "deck" else _value(value), SWITCHES.get(name, ""))
         for name, value in data.items()
         if name not in SHOWN_APART
     ]
@@ -67,6 +68,14 @@ def rule_set_page(key: str, label: str, rules: Rules) -> RuleSetPage:
         points=[(rank, int(value)) for rank, value in data["points"].items()],
         switches=switches,
     )
+
+
+def _deck(rules: Rules) -> str:
+    """The deck in words: ``52``, or a small deck's ranks and suits (``7, 8, Q in ♠ ♣``)."""
+    deck = rules.deck_spec
+    if deck.full:
+        return str(deck.cards)
+    return f"{', '.join(deck.rank_names)} in {' '.join(deck.suit_symbols)}"
 
 
 def _value(value: object) -> str:

@@ -118,7 +118,7 @@ def seat_view(
     return {
         "game": game,
         "rules": rules.name,
-        "deck": deck.cards,
+        "deck": deck.value(),  # 36, 52, or a small deck {ranks, suits}: its cards' names
         "players": players,
         "seat": seat,
         "names": list(names),
