@@ -7,8 +7,8 @@ set that plays one.
 * The ids: a small deck's cards and actions are numbered within it, and its parser refuses
   what it lacks.
 * Play: micro under random agents in the AEC env (PettingZoo's ``api_test``), the Gymnasium
-  env (gymnasium's checker), the vector env, the terminal game and the web table; the
-  observation's size follows the deck.
+  env (gymnasium's checker), the vector env, SB3's VecEnv (its checker), the terminal game
+  and the web table; the observation's size follows the deck.
 """
 
 from __future__ import annotations
@@ -280,6 +280,26 @@ def test_micro_passes_the_gymnasium_checker_and_plays_in_the_vector_env():
         assert all(space.contains(row) for row in observations)
         ended += int((terminated | truncated).sum())
     assert ended >= 20  # micro's matches last a few decisions: many end and restart
+
+
+@needs("stable_baselines3")
+def test_micro_passes_sb3s_checker_and_plays_in_its_vec_env():
+    from stable_baselines3.common.env_checker import check_env
+
+    from sto_odno_env.envs.sb3 import StoOdnoVecEnv
+
+    check_env(StoOdnoEnv("micro", 2, illegal_action="penalize"), warn=False)
+    env = StoOdnoVecEnv(4, "micro", 2, opponents="expert", seed=5)
+    assert env.observation_space.shape == (67,) and env.action_space.n == 10
+    env.reset()
+    generator = np.random.default_rng(5)
+    ended = 0
+    for _ in range(40):
+        masks = env.action_masks()
+        actions = np.array([generator.choice(np.flatnonzero(mask)) for mask in masks])
+        _, _, dones, _ = env.step(actions)
+        ended += int(dones.sum())
+    assert ended >= 10
 
 
 def test_micro_is_played_in_the_terminal():
