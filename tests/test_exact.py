@@ -6,6 +6,7 @@ itself (slow tier); the command's refusals."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -173,7 +174,10 @@ def test_the_command_refuses_bad_input_in_one_line(args, message):
 def test_the_command_evaluates_and_solves(tmp_path):
     done = run("evaluate", "expert", "--json", str(tmp_path / "expert.json"))
     assert done.returncode == 0, done.stderr
-    assert "NashConv 0.1777" in done.stdout
+    expected = evaluate(["expert"], "micro")  # the command prints the API's figures
+    assert f"NashConv {expected.nash_conv:.6f}" in done.stdout
+    written = json.loads((tmp_path / "expert.json").read_text())
+    assert written["gains"] == pytest.approx(list(expected.gains))
     done = run(
         "solve", "--iterations", "20", "--measure-every", "10",
         "--out", str(tmp_path / "cfr.npz"), "--curve", str(tmp_path / "curve.csv"),

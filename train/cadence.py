@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from sto_odno_env.bots.policy import BasePolicy
 from train.command_line import eval_counts
 from train.config import TrainConfig
 from train.console import Console, duration
 from train.protocol import Counters, Record
+
+if TYPE_CHECKING:
+    from train.evaluation import ExactTable
 
 EVALUATION_SEED_OFFSET = 100_003  # the evaluation deals: another stream than the games'
 Rows = list[Record]
@@ -30,6 +34,7 @@ class Evaluations:
         self.rules = rules
         self.seconds = 0.0  # the last evaluation's
         self.last = time.monotonic()
+        self.exact: dict[int, ExactTable] = {}  # per player count
 
     @property
     def enabled(self) -> bool:
@@ -49,7 +54,7 @@ class Evaluations:
         """Evaluate ``agent`` (the policy at ``counters.update``); its rows, one per player
         count, with a progress bar labelled ``label``."""
         from sto_odno_env.bots.registry import load as load_agent
-        from train.evaluation import evaluate
+        from train.evaluation import ExactTable, evaluate
 
         config = self.config
         began = time.monotonic()
@@ -58,13 +63,13 @@ class Evaluations:
         with console.bar(label, sum(map(matches(config), counts)), "matches") as progress:
             for players in counts:
                 opponent = load_agent(config.eval_opponent, self.rules, players, seed=config.seed)
-                results.append(
-                    evaluate(
-                        agent, opponent, config.eval_opponent, self.rules, players,
-                        config.eval_matches, seed=config.seed + EVALUATION_SEED_OFFSET,
-                        progress=progress.advance,
-                    )
+                result = evaluate(
+                    agent, opponent, config.eval_opponent, self.rules, players,
+                    config.eval_matches, seed=config.seed + EVALUATION_SEED_OFFSET,
+                    progress=progress.advance,
                 )  # fmt: skip
+                exact = self.exact.setdefault(players, ExactTable(self.rules, players))
+                results.append(exact.measure(result, agent))
         self.seconds = time.monotonic() - began
         self.last = time.monotonic()
         minutes = counters.elapsed / 60
@@ -122,5 +127,6 @@ def describe(group: Rows) -> str:
     return "; ".join(
         f"{row['rate']:.3f} [{row['low']:.3f}, {row['high']:.3f}] vs {row['opponent']} over "
         f"{row['matches']:,} matches"
+        + (f", exact exploitability {row['exploitability']:.4f}" if "exploitability" in row else "")
         for row in group
     )

@@ -3,10 +3,14 @@ in the batched arena (``agents.arena``), the same deals every time so evaluation
 
 Two players: the match win rate (ties ½). More players: the policy in one seat against
 P-1 copies of the opponent, and its first-place share. Both with a Wilson 95% interval.
+On a rule set whose whole game tree the exact tools walk (``micro``, docs/evaluation.md),
+each evaluation also gives the policy's exact NashConv and exploitability
+(:class:`ExactTable`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,9 +32,17 @@ class Evaluation:
     high: float
     mean_reward: float
     players: int
+    nash_conv: float | None = None  # exact, where the rule set's tree is small enough
+    exploitability: float | None = None
 
     def row(self, update: int, step: int, minutes: float) -> dict:
         """One line of a run's ``evaluations.csv``: when it was taken, and the result."""
+        exact = {}
+        if self.nash_conv is not None:
+            exact = {
+                "nash_conv": round(self.nash_conv, 6),
+                "exploitability": round(self.exploitability, 6),
+            }
         return {
             "update": update,
             "step": step,
@@ -42,14 +54,54 @@ class Evaluation:
             "high": round(self.high, 4),
             "mean_reward": round(self.mean_reward, 4),
             "players": self.players,
+            **exact,
         }
 
     def describe(self) -> str:
         """One line: the rate, its interval and the number of matches."""
         what = "win rate" if self.players == 2 else "first place"
+        exact = ""
+        if self.nash_conv is not None:
+            exact = f"; exact exploitability {self.exploitability:.4f}"
         return (
             f"{what} vs {self.opponent} {self.rate:.3f} "
-            f"[{self.low:.3f}, {self.high:.3f}] over {self.matches} matches"
+            f"[{self.low:.3f}, {self.high:.3f}] over {self.matches} matches{exact}"
+        )
+
+
+class ExactTable:
+    """The exact exploitability of a policy at one table, where the rule set's whole tree is
+    small enough (built once, on first use; None for any other rule set)."""
+
+    MAX_NODES = 1_000_000  # a few seconds to build; micro has 96,369 histories
+
+    def __init__(self, rules: Rules, players: int):
+        self.rules, self.players = rules, players
+        self._tree: object | None = None
+        self._tried = False
+
+    def tree(self):
+        from agents.exact import NotEnumerable, TreeTooLarge, build_tree
+
+        if not self._tried:
+            self._tried = True
+            try:
+                self._tree = build_tree(self.rules, self.players, max_nodes=self.MAX_NODES)
+            except (TreeTooLarge, NotEnumerable):
+                self._tree = None
+        return self._tree
+
+    def measure(self, evaluation: Evaluation, policy: BasePolicy) -> Evaluation:
+        """``evaluation`` with the policy's exact NashConv and exploitability in self-play
+        (unchanged where there is no tree)."""
+        from agents.exact import agent_profile, exploitability
+
+        tree = self.tree()
+        if tree is None:
+            return evaluation
+        figures = exploitability(tree, agent_profile(tree, policy))
+        return dataclasses.replace(
+            evaluation, nash_conv=figures.nash_conv, exploitability=figures.exploitability
         )
 
 

@@ -268,6 +268,12 @@ class Session:
             for row in rows:
                 writer.add_scalar(f"eval/{row['opponent']}", row["rate"], counters.global_step)
                 writer.add_scalar(f"eval/{row['opponent']}_low", row["low"], counters.global_step)
+                if "exploitability" in row:  # exact, on a rule set small enough (micro)
+                    writer.add_scalar(
+                        f"eval/exploitability_{row['players']}p",
+                        row["exploitability"],
+                        counters.global_step,
+                    )
         self.phase = phase
 
     def save(self) -> None:

@@ -17,6 +17,7 @@ import csv
 import json
 import sys
 import time
+from pathlib import Path
 
 from sto_odno_env.bots.registry import AgentError, load
 from sto_odno_env.bots.tabular import TabularPolicy
@@ -133,6 +134,13 @@ def _solve(tree, args) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        for path in (
+            getattr(args, "out", None),
+            getattr(args, "curve", None),
+            getattr(args, "json", None),
+        ):
+            if path:  # the folders of the files asked for, as the trainers make theirs
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
         rules = load_rules(args.rules)
         rules.check_players(args.players)
         started = time.perf_counter()

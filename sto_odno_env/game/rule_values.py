@@ -173,7 +173,11 @@ def canonical_key(
             pass
     allowed = "a rank (" + ", ".join(deck.rank_names) + ")"
     if allow_cards:
-        allowed += " or a card such as K♠ or KS"
+        # an example card of this deck: K♠, or its highest rank in its first suit
+        rank = deck.rank_names.index("K") if "K" in deck.rank_names else deck.ranks - 1
+        example = card_name(rank, deck)
+        letters = example[:-1] + "S"
+        allowed += f" or a card such as {example} or {letters}"
     hint = ""
     low = str(key).strip().upper()
     if deck.cards == 36 and (low in ("2", "3", "4", "5") or low[:-1] in ("2", "3", "4", "5")):
