@@ -1,0 +1,39 @@
+"""train/evaluation.py's exact figures: a training evaluation on a rule set whose tree the
+exact tools walk gains the policy's NashConv and exploitability (evaluations.csv's
+columns, the console line); on any other rule set it is left as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.exact import evaluate as exact_evaluate
+from sto_odno_env.bots.registry import load
+from sto_odno_env.game.rules import load_rules
+from train.cadence import describe
+from train.evaluation import Evaluation, ExactTable
+
+pytest.importorskip("torch")
+
+
+def plain(opponent: str = "expert") -> Evaluation:
+    return Evaluation(opponent, 100, 0.5, 0.4, 0.6, 0.0, 2)
+
+
+def test_a_small_rule_set_gets_the_exact_figures():
+    agent = load("expert", "micro", 2)
+    measured = ExactTable(load_rules("micro"), 2).measure(plain(), agent)
+    expected = exact_evaluate([agent], "micro")
+    assert measured.nash_conv == pytest.approx(expected.nash_conv)
+    assert measured.exploitability == pytest.approx(expected.exploitability)
+    row = measured.row(update=3, step=10, minutes=0.5)
+    assert row["nash_conv"] == round(expected.nash_conv, 6)
+    assert "exact exploitability" in measured.describe()
+    assert "exact exploitability" in describe([row])
+
+
+def test_a_large_rule_set_is_left_as_it_was():
+    table = ExactTable(load_rules("classic"), 2)
+    evaluation = plain()
+    assert table.measure(evaluation, load("expert", "classic", 2)) is evaluation
+    assert table.tree() is None  # refused once, by the deal's size
+    assert "nash_conv" not in evaluation.row(update=0, step=0, minutes=0.0)
