@@ -47,9 +47,10 @@ import numpy as np
 from agents.arena import Match, play
 from agents.stats import agent_summary, head_to_head, openskill_ratings
 from sto_odno_env.bots.registry import AgentError, load, split_agent_names
-from sto_odno_env.game import cli, rng
-from sto_odno_env.game.cli import atomic_open
+from sto_odno_env.game import rng
 from sto_odno_env.game.rules import RulesError, load_rules
+from sto_odno_env.tools import cli
+from sto_odno_env.tools.cli import atomic_open
 
 
 def duplicate_schedule(tables: list[tuple[str, ...]], deals: int, seed: int) -> list[Match]:
@@ -336,7 +337,7 @@ def evaluate(
 
     ``progress`` shows a progress bar on stderr (for a terminal); without it a start line
     and a line every ``HEARTBEAT_S`` seconds still say that the run is alive. A stop
-    (SIGINT, SIGTERM as :class:`~sto_odno_env.game.cli.Stopped`) while the matches are
+    (SIGINT, SIGTERM as :class:`~sto_odno_env.tools.cli.Stopped`) while the matches are
     played raises :class:`EvaluationStopped`, which says how many were done. Bad settings raise a
     ``ValueError`` (:class:`EvaluationError`, ``AgentError`` or ``RulesError``).
     """

@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sto_odno_env.game import docblocks, engine  # noqa: E402
+from sto_odno_env.game import engine  # noqa: E402
 from sto_odno_env.game.cards import (  # noqa: E402
     CALL,
     DRAW,
@@ -33,6 +33,7 @@ from sto_odno_env.game.cards import (  # noqa: E402
     action_name,
     card_id,
 )
+from sto_odno_env.tools import docblocks  # noqa: E402
 from sto_odno_env.views import observation  # noqa: E402
 
 API_DOC = REPO / "docs" / "api.md"

@@ -43,7 +43,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from sto_odno_env.bots.registry import split_agent_names  # noqa: E402
-from sto_odno_env.game import cli  # noqa: E402
+from sto_odno_env.tools import cli  # noqa: E402
 
 
 def free_port() -> int:

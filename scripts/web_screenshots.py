@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from sto_odno_env.game import cli  # noqa: E402
+from sto_odno_env.tools import cli  # noqa: E402
 
 CHROMIUM_ARGS = [
     "--headless",

@@ -1,4 +1,4 @@
-"""The command-line helpers every command shares (``sto_odno_env/game/cli.py``): the one
+"""The command-line helpers every command shares (``sto_odno_env/tools/cli.py``): the one
 signal helper (:func:`cli.stopping`), the one atomic write (:func:`cli.atomic_open`) and
 the stopped exit code, tested on real processes and real signals."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sto_odno_env.game import cli
+from sto_odno_env.tools import cli
 from tests.helpers import Stopped, assert_stopped, lines_starting, stop_name, stop_when_ready
 
 # A command in miniature: writes a file inside a held block, then waits to be stopped.
@@ -22,7 +22,7 @@ PROGRAM = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from sto_odno_env.game import cli
+    from sto_odno_env.tools import cli
 
     out = Path(sys.argv[1])
     try:
@@ -105,7 +105,8 @@ def test_require_names_the_extras_of_a_missing_module_in_the_callers_error() -> 
     assert cli.require("json", "reading JSON needs json", "dev", ValueError).dumps([1]) == "[1]"
     with pytest.raises(LookupError) as raised:
         cli.require("sto_odno_no_such_module", "the thing needs it", "train,dist", LookupError)
-    assert str(raised.value) == "the thing needs it: pip install -e '.[train,dist]'"
+    install = f"{cli.python_command()} -m pip install -e '.[train,dist]'"
+    assert str(raised.value) == f"the thing needs it: {install}"
 
 
 @pytest.mark.parametrize(

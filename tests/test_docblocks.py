@@ -1,11 +1,11 @@
-"""sto_odno_env/game/docblocks.py: the generated blocks of a Markdown file, read and rewritten
+"""sto_odno_env/tools/docblocks.py: the generated blocks of a Markdown file, read and rewritten
 (the one mechanism of docs/api.md's, docs/training.md's and the README's generators)."""
 
 from __future__ import annotations
 
 import pytest
 
-from sto_odno_env.game.docblocks import BlockError, blocks, markers, replace_block
+from sto_odno_env.tools.docblocks import BlockError, blocks, markers, replace_block
 
 DOC = """# Title
 

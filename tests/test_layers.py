@@ -236,7 +236,7 @@ def plan() -> Plan:
 
 def test_the_table_has_the_floors_of_the_package() -> None:
     names = [floor.name for floor in read_floors()]
-    package = ["game", "views", "records", "bots", "envs", "apps", "face"]
+    package = ["tools", "game", "views", "records", "bots", "envs", "apps", "face"]
     assert [name for name in names if name in package] == package  # in this order, upward
     assert {"agents", "train", "scripts"} <= set(names)
 

@@ -1,7 +1,7 @@
 """The commands the kit prints run as printed in the user's shell (README, "Set up"):
 ``scripts/train.sh`` runs ``.venv``'s python without activating it in the user's shell,
 so a run's ``continue with ... --resume`` and an install hint name the interpreter as
-that shell runs it (``sto_odno_env.game.cli.python_command``): ``python`` where the
+that shell runs it (``sto_odno_env.tools.cli.python_command``): ``python`` where the
 shell's ``python`` is this one, else its path (``.venv/bin/python``)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ SYSTEM_PATH = os.pathsep.join(p for p in ("/usr/local/bin", "/usr/bin", "/bin") 
 
 def printed(path: str) -> str:
     """``python_command()`` as a process run with ``PATH=path`` from the repository prints it."""
-    code = "from sto_odno_env.game.cli import python_command; print(python_command())"
+    code = "from sto_odno_env.tools.cli import python_command; print(python_command())"
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,

@@ -39,7 +39,7 @@ def deferred_import(name: str) -> types.ModuleType:
         return sys.modules[name]
     spec = importlib.util.find_spec(name)
     if spec is None:
-        from sto_odno_env.game.cli import python_command  # the pip of this interpreter
+        from sto_odno_env.tools.cli import python_command  # the pip of this interpreter
 
         raise ModuleNotFoundError(
             f"the trainers need {name}: {python_command()} -m pip install -e '.[train]'"

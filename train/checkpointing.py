@@ -2,7 +2,7 @@
 and policy file together from the same finished update, and what is on disk now.
 
 Every file is written whole or not at all (a temporary file renamed into place:
-``sto_odno_env.game.cli.atomic_open``, the kit's one atomic write). The folder is made when
+``sto_odno_env.tools.cli.atomic_open``, the kit's one atomic write). The folder is made when
 the first file is written, so a run stopped before it has anything leaves no empty folder;
 with ``--overwrite`` the other run's files are removed then, not before.
 """
@@ -14,7 +14,7 @@ import shutil
 import time
 from pathlib import Path
 
-from sto_odno_env.game import cli
+from sto_odno_env.tools import cli
 from train.command_line import run_files
 from train.protocol import Captured, Counters, Record, Trainer
 

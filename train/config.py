@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from sto_odno_env.game import docblocks
+from sto_odno_env.tools import docblocks
 from train.config_keys import (  # noqa: F401 - the config's names, read from here too
     DEFAULT_CONFIG,
     FIELDS,

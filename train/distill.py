@@ -47,8 +47,9 @@ from sto_odno_env.bots.checkpoint import (
 )
 from sto_odno_env.bots.names import AgentError, policy_names, policy_path
 from sto_odno_env.bots.registry import load as load_agent
-from sto_odno_env.game import cli, engine
+from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules, RulesError, load_rules
+from sto_odno_env.tools import cli
 from sto_odno_env.views.observation import obs_size, observe
 from train.masked import log_probs, make_networks, masked_logits, widen_into, widens
 

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from sto_odno_env.game import cli
+from sto_odno_env.tools import cli
 
 if TYPE_CHECKING:
     from train.config import TrainConfig

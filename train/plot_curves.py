@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sto_odno_env.game import cli
+from sto_odno_env.tools import cli
 
 
 def read_curves(run: Path) -> dict[int | None, dict[str, list[float]]]:

@@ -12,7 +12,7 @@ import socket
 from pathlib import Path
 from types import ModuleType
 
-from sto_odno_env.game.cli import require
+from sto_odno_env.tools.cli import require
 from train.config import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent

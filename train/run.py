@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from sto_odno_env.game import cli
+from sto_odno_env.tools import cli
 from train import cadence
 from train.budget import Budget, BudgetError
 from train.cadence import Evaluations

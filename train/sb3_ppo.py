@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sto_odno_env.bots.checkpoint import SB3PolicyAgent
-from sto_odno_env.game import cli
+from sto_odno_env.tools import cli
 from train import deferred_import, run
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 :class:`Interrupted` where the run can stop, and holds a signal where it cannot (a save, or
 an update of a trainer that cannot be cut), raising it when the held block ends.
 
-Built on the kit's one signal helper, ``sto_odno_env.game.cli`` (its :class:`~cli.Stopped`,
+Built on the kit's one signal helper, ``sto_odno_env.tools.cli`` (its :class:`~cli.Stopped`,
 ``STOP_SIGNALS`` and ``EXIT_STOPPED``); a run needs two things more: it remembers the
 phase the first signal came in (for the stop line), and a second signal during an update
 that cannot be cut stops at once without it."""
@@ -14,7 +14,7 @@ import signal
 from collections.abc import Callable, Iterator
 from types import FrameType
 
-from sto_odno_env.game import cli
+from sto_odno_env.tools import cli
 
 
 class Interrupted(cli.Stopped):

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sto_odno_env.game.cli import python_command
+from sto_odno_env.tools.cli import python_command
 from train import cadence
 from train.checkpointing import Outputs
 from train.config import TrainConfig
@@ -62,7 +62,7 @@ def resume_command(prog: str, outputs: Outputs, resumed: Saved | None) -> str | 
 
 def shell_prog(prog: str) -> str:
     """``prog`` (``python train/ppo.py``) as the user's shell runs it
-    (:func:`sto_odno_env.game.cli.python_command`)."""
+    (:func:`sto_odno_env.tools.cli.python_command`)."""
     word, _, rest = prog.partition(" ")
     return f"{python_command()} {rest}" if word == "python" else prog
 

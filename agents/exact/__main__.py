@@ -21,8 +21,8 @@ from pathlib import Path
 
 from sto_odno_env.bots.registry import AgentError, load
 from sto_odno_env.bots.tabular import TabularPolicy
-from sto_odno_env.game import cli
 from sto_odno_env.game.rules import RulesError, load_rules
+from sto_odno_env.tools import cli
 
 from . import cfr
 from .efg import write_efg

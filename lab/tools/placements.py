@@ -32,8 +32,8 @@ from agents.stats import wilson
 from sto_odno_env.bots.features import players_in, view_of
 from sto_odno_env.bots.policy import BasePolicy
 from sto_odno_env.bots.registry import AgentError, load
-from sto_odno_env.game import cli
 from sto_odno_env.game.rules import Rules, RulesError, load_rules
+from sto_odno_env.tools import cli
 
 
 class DuelSwap(BasePolicy):

@@ -29,7 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import numpy as np
 
-from sto_odno_env.game import cli
+from sto_odno_env.tools import cli
 
 
 def play_match(env, agent, opponent, seed: int) -> tuple[list[float], list[float]]:

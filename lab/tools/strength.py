@@ -49,7 +49,7 @@ REPO = Path(__file__).resolve().parents[2]
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(REPO))
 
-from sto_odno_env.game import docblocks  # noqa: E402
+from sto_odno_env.tools import docblocks  # noqa: E402
 
 STRENGTH_JSON = REPO / "lab" / "strength" / "strength.json"
 README = REPO / "README.md"
@@ -247,7 +247,7 @@ def merge(rows: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[st
 
 def write_table(path: Path, rows: list[dict[str, Any]]) -> None:
     """Write the strength file atomically (a temporary file beside it, renamed)."""
-    from sto_odno_env.game.cli import atomic_open
+    from sto_odno_env.tools.cli import atomic_open
 
     data = {
         "format": FORMAT,
@@ -443,7 +443,7 @@ def render(text: str, rows: list[dict[str, Any]], doc: Path) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from sto_odno_env.game import cli
+    from sto_odno_env.tools import cli
 
     parser = cli.ArgumentParser(
         prog="python lab/tools/strength.py",
@@ -497,7 +497,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _measure(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from sto_odno_env.game import cli
+    from sto_odno_env.tools import cli
 
     try:
         rows = plan(args.policies, args.players, args.against, args.matches)
@@ -564,7 +564,7 @@ def _render(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             )
             return 1
         return 0
-    from sto_odno_env.game import cli
+    from sto_odno_env.tools import cli
 
     rewritten = []
     try:
@@ -581,7 +581,7 @@ def _render(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (``python lab/tools/strength.py --help``)."""
-    from sto_odno_env.game import cli
+    from sto_odno_env.tools import cli
 
     parser = _parser()
     args = parser.parse_args(argv)

@@ -28,8 +28,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
 
-from ..game import cli, engine
+from ..game import engine
 from ..game.rules import Rules
+from ..tools import cli
 from ..views.observation import observe
 
 

@@ -28,11 +28,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..game import cli, engine
+from ..game import engine
 from ..game.cards import PHASE_ORDER
 from ..game.rules import PRESETS, Rules, RulesError, load_rules
 from ..records.playback import Playback, SteppedMatch
 from ..records.record import write_records
+from ..tools import cli
 from ..views.observation import observe_one
 from ..views.screen import (
     Screen,

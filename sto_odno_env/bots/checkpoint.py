@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__ as PACKAGE_VERSION
-from ..game.cli import atomic_open, require
 from ..game.rules import Rules, RulesError, load_rules
+from ..tools.cli import atomic_open, require
 from ..views.observation import OBSERVATION_VERSION, obs_size
 from .policy import BasePolicy
 
@@ -104,7 +104,7 @@ def network_sizes(rules: Rules | dict | str | None) -> tuple[int, int]:
 
 def write_atomic(path: str | Path, data: dict[str, Any]) -> None:
     """``torch.save`` to a temporary file beside ``path``, then rename
-    (:func:`~sto_odno_env.game.cli.atomic_open`): a file that exists is always whole, even
+    (:func:`~sto_odno_env.tools.cli.atomic_open`): a file that exists is always whole, even
     when the writer is stopped midway."""
     torch = _torch()
     with atomic_open(path, "wb") as handle:

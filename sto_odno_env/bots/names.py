@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..game.cli import plural
 from ..game.rules import Rules
+from ..tools.cli import plural
 from . import catalog
 from .counts import PlayerCountError, allowed_span, rules_of
 

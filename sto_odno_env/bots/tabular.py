@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..game import cli
 from ..game.rules import Rules, load_rules
+from ..tools import cli
 from ..views.observation import OBSERVATION_VERSION, obs_size
 from .policy import BasePolicy
 

@@ -1,8 +1,8 @@
 """The rules engine, numpy and PyYAML only: card and action ids (:mod:`.cards`), rule sets
 and their lookup tables (:mod:`.rules`, :mod:`.rule_values`, :mod:`.tables`), random events
 (:mod:`.chance`, :mod:`.rng`), record events (:mod:`.trace`), the batched engine
-(:mod:`.engine`) over one module per stage of a turn (:mod:`.core`), and the command-line
-helpers every tool shares (:mod:`.cli`, standard library only).
+(:mod:`.engine`) over one module per stage of a turn (:mod:`.core`).
 
-The lowest layer: it imports nothing else of the package (docs/architecture.md).
+It imports nothing of the package above it; below it sits only the tools' room
+(:mod:`sto_odno_env.tools`, docs/architecture.md).
 """

@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..game import cli, engine, rng
-from ..game.cli import atomic_open
+from ..game import engine, rng
 from ..game.rules import PRESETS, Rules, RulesError, load_rules, set_path
+from ..tools import cli
+from ..tools.cli import atomic_open
 from .replay import UNFINISHED
 
 CHUNK = 1024  # matches played side by side

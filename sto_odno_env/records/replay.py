@@ -25,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from ..game import cli, engine
+from ..game import engine
 from ..game.rules import FACE_VALUE_RANKS as FACE_VALUE
 from ..game.rules import Rules, RulesError
+from ..tools import cli
 
 EVENT_FIELDS = {
     "match": {"version": int, "rules": dict, "players": int, "seed": int},

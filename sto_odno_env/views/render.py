@@ -18,8 +18,8 @@ from ..game.cards import (
     action_name,
     card_name,
 )
-from ..game.cli import plural
 from ..game.core.state import State
+from ..tools.cli import plural
 
 
 class RecentMoves:

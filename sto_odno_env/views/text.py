@@ -40,9 +40,9 @@ from ..game.cards import (
     action_name,
     card_name,
 )
-from ..game.cli import plural
 from ..game.engine import State
 from ..game.rules import Rules
+from ..tools.cli import plural
 
 SUIT_NAMES = ("spades", "clubs", "diamonds", "hearts")
 

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ...game import cli
+from ...tools import cli
 from . import INSTALL_WEB, missing_packages
 
 

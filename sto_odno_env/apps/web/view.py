@@ -25,8 +25,8 @@ from ...game.cards import (
     SUIT_SYMBOLS,
     card_name,
 )
-from ...game.cli import plural
 from ...game.rules import Rules
+from ...tools.cli import plural
 from ...views.observation import ObservationView, layout
 
 PHASE_WORDS = {

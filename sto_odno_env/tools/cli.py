@@ -150,7 +150,8 @@ def natural_int(text: str) -> int:
 
 def require(module: str, needs: str, extras: str, error: type[Exception]) -> ModuleType:
     """``module``, imported when first needed (an optional dependency), or ``error`` saying
-    ``{needs}: pip install -e '.[{extras}]'`` where it is not installed."""
+    ``{needs}: python -m pip install -e '.[{extras}]'`` where it is not installed (this
+    interpreter written as :func:`python_command` writes it)."""
     try:
         return importlib.import_module(module)
     except ImportError:  # pragma: no cover - depends on the install
