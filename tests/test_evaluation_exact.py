@@ -20,20 +20,28 @@ def plain(opponent: str = "expert") -> Evaluation:
 
 
 def test_a_small_rule_set_gets_the_exact_figures():
-    agent = load("expert", "micro", 2)
-    measured = ExactTable(load_rules("micro"), 2).measure(plain(), agent)
+    agent, opponent = load("expert", "micro", 2), load("random", "micro", 2)
+    measured = ExactTable(load_rules("micro"), 2).measure(plain("random"), agent, opponent)
     expected = exact_evaluate([agent], "micro")
     assert measured.nash_conv == pytest.approx(expected.nash_conv)
+    # the exact counterpart of mean_reward: expert in each seat against random
+    seated = [
+        exact_evaluate([agent, opponent], "micro"),
+        exact_evaluate([opponent, agent], "micro"),
+    ]
+    assert measured.exact_reward == pytest.approx((seated[0].values[0] + seated[1].values[1]) / 2)
+    assert measured.exact_reward > 0
     assert measured.exploitability == pytest.approx(expected.exploitability)
     row = measured.row(update=3, step=10, minutes=0.5)
     assert row["nash_conv"] == round(expected.nash_conv, 6)
-    assert "exact exploitability" in measured.describe()
-    assert "exact exploitability" in describe([row])
+    assert "exact: reward +" in measured.describe()
+    assert "exploitability" in describe([row])
 
 
 def test_a_large_rule_set_is_left_as_it_was():
     table = ExactTable(load_rules("classic"), 2)
     evaluation = plain()
-    assert table.measure(evaluation, load("expert", "classic", 2)) is evaluation
+    expert = load("expert", "classic", 2)
+    assert table.measure(evaluation, expert, expert) is evaluation
     assert table.tree() is None  # refused once, by the deal's size
     assert "nash_conv" not in evaluation.row(update=0, step=0, minutes=0.0)

@@ -69,7 +69,7 @@ class Evaluations:
                     progress=progress.advance,
                 )  # fmt: skip
                 exact = self.exact.setdefault(players, ExactTable(self.rules, players))
-                results.append(exact.measure(result, agent))
+                results.append(exact.measure(result, agent, opponent))
         self.seconds = time.monotonic() - began
         self.last = time.monotonic()
         minutes = counters.elapsed / 60
@@ -127,6 +127,10 @@ def describe(group: Rows) -> str:
     return "; ".join(
         f"{row['rate']:.3f} [{row['low']:.3f}, {row['high']:.3f}] vs {row['opponent']} over "
         f"{row['matches']:,} matches"
-        + (f", exact exploitability {row['exploitability']:.4f}" if "exploitability" in row else "")
+        + (
+            f", exact reward {row['exact_reward']:+.4f}, exploitability {row['exploitability']:.4f}"
+            if "exact_reward" in row
+            else ""
+        )
         for row in group
     )

@@ -34,6 +34,7 @@ class Evaluation:
     players: int
     nash_conv: float | None = None  # exact, where the rule set's tree is small enough
     exploitability: float | None = None
+    exact_reward: float | None = None  # the exact mean_reward against the opponent
 
     def row(self, update: int, step: int, minutes: float) -> dict:
         """One line of a run's ``evaluations.csv``: when it was taken, and the result."""
@@ -42,6 +43,7 @@ class Evaluation:
             exact = {
                 "nash_conv": round(self.nash_conv, 6),
                 "exploitability": round(self.exploitability, 6),
+                "exact_reward": round(self.exact_reward, 6),
             }
         return {
             "update": update,
@@ -62,7 +64,10 @@ class Evaluation:
         what = "win rate" if self.players == 2 else "first place"
         exact = ""
         if self.nash_conv is not None:
-            exact = f"; exact exploitability {self.exploitability:.4f}"
+            exact = (
+                f"; exact: reward {self.exact_reward:+.4f} against it, "
+                f"exploitability {self.exploitability:.4f}"
+            )
         return (
             f"{what} vs {self.opponent} {self.rate:.3f} "
             f"[{self.low:.3f}, {self.high:.3f}] over {self.matches} matches{exact}"
@@ -91,17 +96,32 @@ class ExactTable:
                 self._tree = None
         return self._tree
 
-    def measure(self, evaluation: Evaluation, policy: BasePolicy) -> Evaluation:
-        """``evaluation`` with the policy's exact NashConv and exploitability in self-play
-        (unchanged where there is no tree)."""
+    def measure(
+        self, evaluation: Evaluation, policy: BasePolicy, opponent: BasePolicy
+    ) -> Evaluation:
+        """``evaluation`` with the policy's exact NashConv and exploitability in self-play,
+        and its exact mean reward against ``opponent`` (each seat once, as the duplicate
+        deals seat it; at more players, one seat against the opponent in the others).
+        Unchanged where there is no tree."""
         from agents.exact import agent_profile, exploitability
+        from agents.exact.values import node_values, weights_of
 
         tree = self.tree()
         if tree is None:
             return evaluation
-        figures = exploitability(tree, agent_profile(tree, policy))
+        own, other = agent_profile(tree, policy), agent_profile(tree, opponent)
+        figures = exploitability(tree, own)
+        rewards = []
+        for seat in range(tree.players):
+            profile = other.copy()
+            mine = tree.infoset_player == seat
+            profile[mine] = own[mine]
+            rewards.append(node_values(tree, weights_of(tree, profile))[0, seat])
         return dataclasses.replace(
-            evaluation, nash_conv=figures.nash_conv, exploitability=figures.exploitability
+            evaluation,
+            nash_conv=figures.nash_conv,
+            exploitability=figures.exploitability,
+            exact_reward=float(sum(rewards) / len(rewards)),
         )
 
 

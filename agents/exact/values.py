@@ -16,7 +16,7 @@ import numpy as np
 from .tree import GameTree
 
 
-def _edge_weights(tree: GameTree, profile: np.ndarray) -> np.ndarray:
+def weights_of(tree: GameTree, profile: np.ndarray) -> np.ndarray:
     """(N,) the probability of the edge into each node: the deal's 1/deals below the root,
     the profile's probability of the action below a decision node."""
     weights = np.ones(tree.size)
@@ -79,7 +79,7 @@ def best_response(tree: GameTree, profile: np.ndarray, seat: int) -> tuple[float
     Perfect recall lets it decide ``seat``'s information sets from its last decisions back
     to its first: the subtrees below a decision hold only later ones of the seat.
     """
-    weights = _edge_weights(tree, profile)
+    weights = weights_of(tree, profile)
     reach = _opponent_reach(tree, weights, seat)
     own_depth = _own_depth(tree, seat)
     response = profile.copy()
@@ -139,7 +139,7 @@ class Exploitability:
 
 def exploitability(tree: GameTree, profile: np.ndarray) -> Exploitability:
     """Every seat's value and best-response value under ``profile``."""
-    values = node_values(tree, _edge_weights(tree, profile))[0]
+    values = node_values(tree, weights_of(tree, profile))[0]
     responses = tuple(best_response(tree, profile, seat)[0] for seat in range(tree.players))
     return Exploitability(values=tuple(float(v) for v in values), best_responses=responses)
 
