@@ -23,7 +23,7 @@ nbclient = pytest.importorskip("nbclient")
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
-NAMES = ["quickstart.ipynb", "evaluate_policies.ipynb"]
+NAMES = ["quickstart.ipynb", "evaluate_policies.ipynb", "exact_micro.ipynb"]
 # Each runs in its own Jupyter kernel (~5 s and ~11 s): the whole suite runs them.
 SLOW: set[str] = set(NAMES)
 
