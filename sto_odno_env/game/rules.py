@@ -12,6 +12,7 @@ Every error is a :class:`RulesError` naming the key path, the bad value and what
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -132,7 +133,9 @@ class Rules:
                 "file is YAML text"
             ) from None
         except yaml.YAMLError as error:
-            raise RulesError(f"rules file {str(path)!r} is not valid YAML: {error}") from None
+            raise RulesError(
+                f"rules file {str(path)!r} is not valid YAML{_yaml_place(error)}"
+            ) from None
         if not isinstance(data, Mapping):
             raise RulesError(f"rules file {str(path)!r} must hold a mapping of rule keys")
         return cls.from_dict(data)
@@ -293,7 +296,11 @@ _REQUIRED = tuple(key for key in _TOP_LEVEL if key not in SWITCH_DEFAULTS)
 def _validate(data: dict[str, Any]) -> dict[str, Any]:
     unknown = [key for key in data if key not in _TOP_LEVEL]
     if unknown:
-        raise RulesError(f"unknown key {unknown[0]!r}; allowed: {', '.join(_TOP_LEVEL)} (and base)")
+        near = difflib.get_close_matches(str(unknown[0]), _TOP_LEVEL, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise RulesError(
+            f"unknown key {unknown[0]!r}{hint}; allowed: {', '.join(_TOP_LEVEL)} (and base)"
+        )
     missing = [key for key in _REQUIRED if key not in data]
     if missing:
         raise RulesError(
@@ -391,6 +398,14 @@ def _validate(data: dict[str, Any]) -> dict[str, Any]:
     out["max_turns"] = expect_int(data["max_turns"], "max_turns", minimum=1)
     _validate_switches(data, out, deck)
     return out
+
+
+def _yaml_place(error: yaml.YAMLError) -> str:
+    """Where PyYAML stopped and why, in one line: ``at line 4, column 1: expected ...``."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{where}: {problem}"
 
 
 def _fit_to_deck(data: dict[str, Any], deck: Deck, keep: tuple[str, ...] = ()) -> None:
