@@ -76,6 +76,7 @@ SLOW = [
     ("training.md", ""),
     ("play.md", "ppo-classic"),  # loads torch
     ("README.md", "ppo-classic"),  # loads torch and plays 400 matches
+    ("openspiel.md", "mcts"),  # OpenSpiel's searches: seconds a decision
 ]
 
 # Text in a block -> the optional module it needs (a base install skips the block).

@@ -6,9 +6,8 @@
 Two players: each deal is played twice with the seats swapped (duplicate deals: the same
 deck in each round of a deal, drawn from the deal's seed). The OpenSpiel bot searches the
 python_sto_odno game; its leaf values are random rollouts to the end of the round, valued
-by the round's points (below). ISMCTS samples the hidden cards from the seat's view with a
-resampler (the other hands and the stock dealt at random from the cards the seat cannot
-see, the sizes kept); MCTS searches the true state, so it sees the other hands: an upper
+by the round's points (below). ISMCTS samples the hidden cards from the seat's view with the
+game's own ``resample_from_infostate`` (sto_odno_env/interop/openspiel/resample.py); MCTS searches the true state, so it sees the other hands: an upper
 reference, not a fair player; ``random`` is OpenSpiel's uniformly random bot, the floor.
 Prints the bot's share of won matches with a 95% Wilson interval, and its mean match
 reward.
@@ -71,46 +70,6 @@ class RoundRollouts(mcts.Evaluator):
             return state.chance_outcomes()
         legal = state.legal_actions()
         return [(action, 1.0 / len(legal)) for action in legal]
-
-
-def resample(state: osp.StoOdnoState, seat: int, rng: np.random.Generator) -> osp.StoOdnoState:
-    """A state the seat cannot tell from ``state``: the cards it cannot see (the other hands
-    and the stock) dealt again at random, hand sizes and stock size kept."""
-    view = state.engine_state
-    cards = view.tables.deck.cards
-    players = view.players
-    hidden = []
-    sizes = []
-    for other in range(players):
-        if other == seat:
-            sizes.append(0)
-            continue
-        bits = int(view.hand[0, other])
-        held = [c for c in range(cards) if bits >> c & 1]
-        sizes.append(len(held))
-        hidden += held
-    stock_size = int(view.stock_size[0])
-    stock = view.stock[0, :stock_size].tolist()
-    hidden += stock
-    order = rng.permutation(hidden).tolist()
-    new = view.copy()
-    at = 0
-    for other in range(players):
-        if other == seat:
-            continue
-        hand = 0
-        for card in order[at : at + sizes[other]]:
-            hand |= 1 << card
-        new.hand[0, other] = np.uint64(hand)
-        at += sizes[other]
-    top_first = order[at:]
-    clone = state.clone()
-    event = osp.ChanceEvent("stock", tuple(sorted(top_first)), tuple(top_first), 0)
-    clone._events.append(event)
-    clone._stack = len(clone._events) - 1
-    clone._engine = osp._Frozen(new)
-    osp._fill_stock(new, event)  # the stock as the event places it, top first
-    return clone
 
 
 class DealChance:
@@ -178,8 +137,6 @@ def main(argv: list[str] | None = None) -> int:
             random_state=random_state,
             use_observation_string=True,
         )
-        rng = np.random.default_rng(args.seed)
-        bot.set_resampler(lambda state, seat: resample(state, seat, rng))
     elif args.bot == "mcts":
         bot = mcts.MCTSBot(
             game, 2.0, args.simulations, evaluator, random_state=random_state, solve=False
