@@ -7,7 +7,8 @@ Two players: each deal is played twice with the seats swapped (duplicate deals: 
 deck in each round of a deal, drawn from the deal's seed). The OpenSpiel bot searches the
 python_sto_odno game; its leaf values are random rollouts to the end of the round, valued
 by the round's points (below). ISMCTS samples the hidden cards from the seat's view with the
-game's own ``resample_from_infostate`` (sto_odno_env/interop/openspiel/resample.py); MCTS searches the true state, so it sees the other hands: an upper
+game's own ``resample_from_infostate`` (sto_odno_env/interop/openspiel/resample.py);
+MCTS searches the true state, so it sees the other hands: an upper
 reference, not a fair player; ``random`` is OpenSpiel's uniformly random bot, the floor.
 Prints the bot's share of won matches with a 95% Wilson interval, and its mean match
 reward.
