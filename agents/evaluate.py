@@ -51,6 +51,7 @@ from sto_odno_env.game import rng
 from sto_odno_env.game.rules import RulesError, load_rules
 from sto_odno_env.tools import cli
 from sto_odno_env.tools.cli import atomic_open
+from sto_odno_env.tools.errors import StoOdnoError
 
 
 def duplicate_schedule(tables: list[tuple[str, ...]], deals: int, seed: int) -> list[Match]:
@@ -66,7 +67,7 @@ def duplicate_schedule(tables: list[tuple[str, ...]], deals: int, seed: int) -> 
     return schedule
 
 
-class EvaluationError(ValueError):
+class EvaluationError(StoOdnoError):
     """Evaluation settings that cannot be played as asked."""
 
 

@@ -13,6 +13,9 @@ The package is laid out in layers, each importing only from those below it
   ``pettingzoo.make("aec", "sto_odno_v0")``), the Gymnasium env and vector env
   (``gymnasium.make("StoOdno-v0")``, ``gymnasium.make_vec``), the stable-baselines3 VecEnv.
 * :mod:`sto_odno_env.apps`: the terminal game and the benchmark.
+* :mod:`sto_odno_env.tools`: what the programs share (command-line helpers, the docs'
+  generated blocks) and the kit's error family: every error the kit raises for input it
+  refuses is a :class:`StoOdnoError` (a ``ValueError``).
 
 The names below are imported on first use (PEP 562), so ``import sto_odno_env`` and
 ``import sto_odno_env.game`` load neither gymnasium nor pettingzoo; the envs are registered
@@ -53,6 +56,7 @@ _EXPORTS = {
     "StoOdnoEnv": "sto_odno_env.envs.gym_env",
     "StoOdnoVectorEnv": "sto_odno_env.envs.gym_env",
     "StoOdnoVecEnv": "sto_odno_env.envs.sb3",
+    "StoOdnoError": "sto_odno_env.tools.errors",
 }
 # needs stable-baselines3 (the train extra), so ``from sto_odno_env import *`` leaves it out
 _OPTIONAL = {"StoOdnoVecEnv"}

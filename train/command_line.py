@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sto_odno_env.tools.errors import StoOdnoError
 from train import config as settings_module
 from train.config import FIELDS, ConfigError, TrainConfig
 from train.protocol import Saved, Settings, Spec
@@ -31,10 +32,10 @@ RUN_FILES = (
 
 
 def user_errors() -> tuple[type[Exception], ...]:
-    """The errors that are the command line's or the config's (exit 2, no traceback)."""
-    from sto_odno_env.game.rules import RulesError
-
-    return (*run_errors(), RulesError, ValueError)
+    """The errors that are the command line's or the config's (exit 2, no traceback): the
+    kit's own, every one a :class:`~sto_odno_env.tools.errors.StoOdnoError`. A bare
+    ``ValueError`` is not among them: it is a bug, and ends with its traceback."""
+    return (StoOdnoError,)
 
 
 def run_errors() -> tuple[type[Exception], ...]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from sto_odno_env.bots.names import is_policy_name  # ppo-classic means what agents.load says
 from sto_odno_env.envs.table_config import REWARDS
+from sto_odno_env.tools.errors import StoOdnoError
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = REPO / "configs" / "train" / "ppo.yaml"
@@ -50,7 +51,7 @@ PPO_RENAMES = {
 }
 
 
-class ConfigError(ValueError):
+class ConfigError(StoOdnoError):
     """A training config key or value that is not allowed."""
 
 

@@ -50,6 +50,7 @@ from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules, RulesError, load_rules
 from sto_odno_env.tools import cli
+from sto_odno_env.tools.errors import StoOdnoError
 from sto_odno_env.views.observation import obs_size, observe
 from train.masked import log_probs, make_networks, masked_logits, widen_into, widens
 
@@ -179,7 +180,7 @@ def fit(
     }
 
 
-class DistillError(ValueError):
+class DistillError(StoOdnoError):
     """A setting or a file that the command cannot use, with what is allowed."""
 
 

@@ -85,8 +85,9 @@ def _main(argv: list[str] | None) -> int:
 
     import torch
 
-    from sto_odno_env.bots.registry import AgentError, load, split_agent_names
+    from sto_odno_env.bots.registry import load, split_agent_names
     from sto_odno_env.envs.aec import env as make_env
+    from sto_odno_env.tools.errors import StoOdnoError
 
     torch.set_num_threads(1)
     names = split_agent_names(args.agents)
@@ -94,7 +95,7 @@ def _main(argv: list[str] | None) -> int:
         agents = {name: load(name, args.rules, args.players, seed=args.seed) for name in names}
         opponent = load(args.against, args.rules, args.players, seed=args.seed)
         env = make_env(rules=args.rules, players=args.players)
-    except (AgentError, ValueError) as error:
+    except StoOdnoError as error:  # AgentError, RulesError
         print(f"error: {error}", file=sys.stderr)
         return 2
     walls: dict[str, list[float]] = {name: [] for name in names}

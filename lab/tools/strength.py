@@ -50,6 +50,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(REPO))
 
 from sto_odno_env.tools import docblocks  # noqa: E402
+from sto_odno_env.tools.errors import StoOdnoError  # noqa: E402
 
 STRENGTH_JSON = REPO / "lab" / "strength" / "strength.json"
 README = REPO / "README.md"
@@ -64,7 +65,7 @@ KEY = ("policy", "players", "against")
 NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
 
-class StrengthError(ValueError):
+class StrengthError(StoOdnoError):
     """Settings or files that the strength table cannot be measured or rendered from."""
 
 
@@ -533,7 +534,7 @@ def _measure(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 )
     except KeyboardInterrupt as stopped:
         return cli.stopped(stopped, f"{done} of {len(rows)} rows measured and kept in {args.json}")
-    except (ValueError, OSError) as error:  # AgentError, RulesError, EvaluationError
+    except (StoOdnoError, OSError) as error:  # AgentError, RulesError, EvaluationError
         parser.error(str(error))
     print(f"wrote {len(rows)} rows to {args.json}; render: python lab/tools/strength.py render")
     return 0

@@ -34,6 +34,7 @@ from ..game.rules import PRESETS, Rules, RulesError, load_rules
 from ..records.playback import Playback, SteppedMatch
 from ..records.record import write_records
 from ..tools import cli
+from ..tools.errors import StoOdnoError
 from ..views.observation import observe_one
 from ..views.screen import (
     Screen,
@@ -415,7 +416,7 @@ def _run_replay(args: argparse.Namespace, screen: Screen, reader: Reader) -> int
 
     try:
         playback = Playback.load(args.replay, args.match)
-    except (RecordError, OSError, ValueError) as error:
+    except (RecordError, OSError) as error:
         return _fail(str(error))
     with contextlib.suppress(EOFError):  # end of input just ends the viewing
         replay_session(playback, screen, reader)
@@ -447,7 +448,7 @@ def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
         ]
         if args.record and not Path(args.record).parent.is_dir():
             raise RulesError(f"--record: folder {str(Path(args.record).parent)!r} does not exist")
-    except (ValueError, OSError) as error:  # RulesError, AgentError, CheckpointError
+    except (StoOdnoError, OSError) as error:  # RulesError, AgentError, CheckpointError
         return _fail(str(error))
     seat_names_ = seat_names(players, args.seat, names)
     screen.say(

@@ -22,6 +22,7 @@ from pathlib import Path
 import yaml
 
 from ..game.rules import Rules
+from ..tools.errors import StoOdnoError
 from .counts import check_count
 from .rollout import OUTCOMES  # the ways a rollout scores a finished deal
 
@@ -31,7 +32,7 @@ INDEX_FORMAT = "sto-odno-policy-index"
 ALIAS_PREFIX = "ppo-"
 
 
-class PolicyIndexError(ValueError):
+class PolicyIndexError(StoOdnoError):
     """``policies/index.yaml`` does not describe the files beside it."""
 
 

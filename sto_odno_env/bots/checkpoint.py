@@ -31,6 +31,7 @@ import numpy as np
 from .._version import __version__ as PACKAGE_VERSION
 from ..game.rules import Rules, RulesError, load_rules
 from ..tools.cli import atomic_open, require
+from ..tools.errors import StoOdnoError
 from ..views.observation import OBSERVATION_VERSION, obs_size
 from .policy import BasePolicy
 
@@ -40,7 +41,7 @@ READABLE_VERSIONS = (1, 2)
 VALUE_REWARDS = ("match", "round", "first")  # the reward modes a shipped critic may estimate
 
 
-class CheckpointError(ValueError):
+class CheckpointError(StoOdnoError):
     """A policy file that is missing, unreadable or not a policy."""
 
 

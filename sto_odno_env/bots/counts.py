@@ -7,9 +7,10 @@ from __future__ import annotations
 import functools
 
 from ..game.rules import PRESETS, Rules, load_rules
+from ..tools.errors import StoOdnoError
 
 
-class PlayerCountError(ValueError):
+class PlayerCountError(StoOdnoError):
     """A player count the rule set does not allow."""
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..game.rules import Rules
 from ..tools.cli import plural
+from ..tools.errors import StoOdnoError
 from . import catalog
 from .counts import PlayerCountError, allowed_span, rules_of
 
@@ -24,7 +25,7 @@ BOT_NAMES = ("random", "greedy", "expert", "rollout", "search")
 PATH_WORDS = "a policy file (.pt, or an SB3 .zip)"
 
 
-class AgentError(ValueError):
+class AgentError(StoOdnoError):
     """An agent name or specification that cannot be loaded."""
 
 

@@ -16,13 +16,14 @@ import numpy as np
 
 from ..game.rules import Rules, load_rules
 from ..tools import cli
+from ..tools.errors import StoOdnoError
 from ..views.observation import OBSERVATION_VERSION, obs_size
 from .policy import BasePolicy
 
 FORMAT = "sto-odno-tabular-policy"
 
 
-class TabularPolicyError(ValueError):
+class TabularPolicyError(StoOdnoError):
     """A tabular policy file that cannot be used at the table asked for."""
 
 

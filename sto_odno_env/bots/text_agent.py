@@ -36,6 +36,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..game.rules import Rules, load_rules
+from ..tools.errors import StoOdnoError
 from ..views.determinise import from_observations
 from ..views.text import (
     ANSWER_FORMAT,
@@ -50,7 +51,7 @@ from .policy import BasePolicy
 Answer = Callable[[str], str]
 
 
-class TextAgentError(ValueError):
+class TextAgentError(StoOdnoError):
     """A ``text:module:function`` name that does not name a callable."""
 
 

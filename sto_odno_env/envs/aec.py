@@ -89,6 +89,7 @@ from ..game import engine, rng
 from ..game.engine import IllegalActionError
 from ..game.rewards import pay_first_place
 from ..game.rules import Rules
+from ..tools.errors import StoOdnoError
 from ..views import picture
 from ..views.observation import global_state, observation_space, observe_one, state_space
 from ..views.render import RecentMoves, render_game
@@ -140,7 +141,7 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         return self.env.agent_selection
 
 
-class MatchOverError(ValueError):
+class MatchOverError(StoOdnoError):
     """A call that needs an agent to act after the match is over (call ``reset()``)."""
 
 

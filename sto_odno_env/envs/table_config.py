@@ -38,12 +38,13 @@ import numpy as np
 from ..bots.policy import as_policy
 from ..bots.registry import resolve_opponents
 from ..game.rules import Rules, load_rules
+from ..tools.errors import StoOdnoError
 
 REWARDS = ("match", "round", "first")
 ILLEGAL = ("raise", "penalize")
 
 
-class ActionSpaceError(ValueError):
+class ActionSpaceError(StoOdnoError):
     """An action that is not an integer of the env's action space (not an illegal move,
     which ``illegal_action`` handles: there is no such action at all)."""
 

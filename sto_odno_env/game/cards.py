@@ -37,6 +37,8 @@ from __future__ import annotations
 import dataclasses
 from functools import cache
 
+from ..tools.errors import StoOdnoError
+
 NUM_SUITS = 4
 NUM_RANKS = 9
 NUM_CARDS = NUM_SUITS * NUM_RANKS
@@ -68,7 +70,7 @@ for _index, _symbol in enumerate(("♤", "♧", "♢", "♡")):
     _SUIT_ALIASES[_symbol] = _index
 
 
-class CardParseError(ValueError):
+class CardParseError(StoOdnoError):
     """A text that is not a card or rank in any accepted form."""
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..tools.errors import StoOdnoError
 from .cards import (
     ALL_RANK_NAMES,
     DECK36,
@@ -52,7 +53,7 @@ SWITCH_DEFAULTS: dict[str, Any] = {
 }
 
 
-class RulesError(ValueError):
+class RulesError(StoOdnoError):
     """A rule set that does not fit the schema of docs/rules.md §11."""
 
 

@@ -29,6 +29,7 @@ from ..game import engine
 from ..game.rules import FACE_VALUE_RANKS as FACE_VALUE
 from ..game.rules import Rules, RulesError
 from ..tools import cli
+from ..tools.errors import StoOdnoError
 
 EVENT_FIELDS = {
     "match": {"version": int, "rules": dict, "players": int, "seed": int},
@@ -49,7 +50,7 @@ EVENT_FIELDS = {
 UNFINISHED = {"type": "unfinished"}  # the line a writer ends a stopped match with
 
 
-class RecordError(ValueError):
+class RecordError(StoOdnoError):
     """A record that is corrupt or breaks the rules; the message names the line."""
 
 

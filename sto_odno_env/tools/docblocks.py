@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from .errors import StoOdnoError
+
 NAME = re.compile(r"[\w-]+")
 BLOCK = re.compile(
     r"<!-- begin generated: (?P<name>[\w-]+) -->\n(?P<body>.*?)<!-- end generated: (?P=name) -->",
@@ -17,7 +19,7 @@ BLOCK = re.compile(
 )
 
 
-class BlockError(ValueError):
+class BlockError(StoOdnoError):
     """A generated block that a file lacks, leaves open or holds twice."""
 
 

@@ -43,6 +43,7 @@ from ..game.cards import (
 from ..game.engine import State
 from ..game.rules import Rules
 from ..tools.cli import plural
+from ..tools.errors import StoOdnoError
 
 SUIT_NAMES = ("spades", "clubs", "diamonds", "hearts")
 
@@ -88,7 +89,7 @@ HELP = (
 )
 
 
-class TextActionError(ValueError):
+class TextActionError(StoOdnoError):
     """An answer that is not a legal move now; the message names the legal moves."""
 
 

@@ -23,12 +23,13 @@ from cachetools import LRUCache, TTLCache
 from ...bots import catalog
 from ...bots.policy import BasePolicy
 from ...game.rules import PRESETS, Rules, RulesError, load_rules
+from ...tools.errors import StoOdnoError
 from .match import WebMatch
 
 GAME_ID_BYTES = 18  # 144 random bits: unguessable
 
 
-class RequestError(ValueError):
+class RequestError(StoOdnoError):
     """A request the table cannot serve; ``status`` is its HTTP status (4xx)."""
 
     def __init__(self, message: str, status: int = 400):

@@ -22,6 +22,7 @@ import numpy as np
 from ...game.engine import State
 from ...game.rules import Rules
 from ...records.playback import SteppedMatch
+from ...tools.errors import StoOdnoError
 from ...views.observation import observe_one
 from ...views.screen import Screen, event_text, match_result_lines
 from .view import seat_view
@@ -29,7 +30,7 @@ from .view import seat_view
 MAX_LOG = 400  # log lines a page shows at most (after the human is out, the rest of a match)
 
 
-class MoveError(ValueError):
+class MoveError(StoOdnoError):
     """A move the match cannot take; ``status`` is the HTTP status it answers with."""
 
     status = 400

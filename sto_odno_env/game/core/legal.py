@@ -11,12 +11,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...tools.errors import StoOdnoError
 from ..cards import PHASE_DONE, PHASE_NAMES, Deck, action_name, deck_of
 from .bits import U64_0, U64_1, all_set, cells
 from .state import State
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(StoOdnoError):
     """An action that is not legal in the game's current decision."""
 
 
