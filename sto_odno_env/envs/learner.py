@@ -36,17 +36,19 @@ moves; the learner still never sees one.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..bots.policy import RandomPolicy, as_policy
 from ..game import engine, rng
 from ..game.rewards import pay_first_place
 from ..game.rules import Rules
 from ..views.observation import obs_size, observe, observe_one
+from .opponents import Opponents
+from .saved_games import engine_arrays, restore_engine_arrays
 from .table_config import TableConfig, integer_actions, table_config
+
+__all__ = ["LearnerGames", "engine_arrays", "restore_engine_arrays"]
 
 
 class LearnerGames:
@@ -57,15 +59,10 @@ class LearnerGames:
     ``learner_seat``, ``reward``, ``illegal_action``). ``batch`` games are stepped in this
     process (``workers`` is for :func:`learner_games`).
 
-    ``opponents`` is one policy for every opponent position, or a sequence of P-1
-    policies: entry ``i`` plays the seat ``i + 1`` places after the learner. Policies follow
-    :mod:`sto_odno_env.bots.policy` (plain ``(observation, mask) -> action`` callables work).
-
-    A *table of opponents* that differs from game to game (a self-play league) is one object
-    with ``start_matches(games)``, called whenever those games start a match (to draw their
-    opponents), and ``act_games(games, positions, observations, masks) -> actions``, called
-    once per round of moves for every game waiting on an opponent (``positions``: places
-    after the learner, 1..P-1).
+    ``opponents`` is one policy for every opponent position, a sequence of P-1 policies
+    (entry ``i`` plays the seat ``i + 1`` places after the learner), or a table of
+    opponents that differs from game to game (a self-play league): see
+    :mod:`sto_odno_env.envs.opponents`.
 
     ``ready_share`` (a setting of the config) lets a step return before every game is at
     the learner's turn; see the module docstring and :meth:`step`.
@@ -113,25 +110,13 @@ class LearnerGames:
     def _use_opponents(self, opponents: Any) -> None:
         """Set up the opponents of a checked config."""
         self._autoplay_cache: engine.Autoplay | None = None
-        self.table = opponents if hasattr(opponents, "act_games") else None
-        if self.table is not None:
-            self.opponents = [opponents] * (self.players - 1)
-            return
-        if opponents is None:
-            opponents = RandomPolicy()
-        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
-            self.opponents = [as_policy(policy) for policy in opponents]
-        else:
-            self.opponents = [as_policy(opponents)] * (self.players - 1)
+        self._opponents = Opponents(opponents, self.players)
+        self.opponents = self._opponents.policies  # one per position after the learner
+        self.table = self._opponents.table
 
     def seed_opponents(self, seed: int) -> None:
         """Reseed the opponents that have a ``seed`` method (each its own stream)."""
-        seen: set[int] = set()
-        for position, policy in enumerate(self.opponents):
-            if id(policy) in seen or not callable(getattr(policy, "seed", None)):
-                continue
-            seen.add(id(policy))
-            policy.seed(int(rng.game_seeds(seed, position + 2)[-1]))
+        self._opponents.seed(seed)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -153,8 +138,7 @@ class LearnerGames:
         self._pending_seed = None
         self.state = engine.init(self.rules, self.players, self.batch, seeds=seeds)
         self._choose_seats(np.arange(self.batch))
-        if self.table is not None:
-            self.table.start_matches(np.arange(self.batch))
+        self._opponents.start_matches(np.arange(self.batch))
         self._episode_reward = np.zeros(self.batch, dtype=np.float32)
         self._clear_pending()
         self._restarted = np.ones(self.batch, dtype=bool)
@@ -328,14 +312,8 @@ class LearnerGames:
         """With one opponent policy that reads only the legal actions (random play), the
         engine applies the opponents' decisions in its own loop (one step per learner move).
         Kept until the learner's seats or the opponents change."""
-        if self._autoplay_cache is not None:
-            return self._autoplay_cache
-        policy = self.opponents[0]
-        if not hasattr(policy, "act_bits") or any(p is not policy for p in self.opponents):
-            return None
-        everyone = (1 << self.players) - 1
-        seats = (everyone & ~(1 << self.learner.astype(np.intp))).astype(np.uint8)
-        self._autoplay_cache = engine.Autoplay(seats, policy.act_bits)
+        if self._autoplay_cache is None:
+            self._autoplay_cache = self._opponents.autoplay(self.learner)
         return self._autoplay_cache
 
     def _engine_step(
@@ -426,8 +404,7 @@ class LearnerGames:
         seeds = rng.next_seeds(self.state.seed[games])
         self._choose_seats(games, rng.key_of_seed(seeds))
         self._restarted[games] = True
-        if self.table is not None:
-            self.table.start_matches(games)
+        self._opponents.start_matches(games)
         engine.reset_games(self.state, games, seeds, autoplay=self._autoplay())
         self._deal_again_where_over(games)
 
@@ -479,40 +456,11 @@ class LearnerGames:
                 actions = np.bitwise_count(bits - np.uint64(1)).astype(np.int64)
                 choosing = np.flatnonzero(~forced)
                 if choosing.size:
-                    actions[choosing] = self._policy_moves(waiting[choosing])
+                    actions[choosing] = self._opponents.moves(
+                        state, waiting[choosing], self.learner
+                    )
                 return actions
-        return self._policy_moves(waiting)
-
-    def _policy_moves(self, waiting: np.ndarray) -> np.ndarray:
-        """The opponents' choices in the games ``waiting`` (none at a forced decision)."""
-        state = self.state
-        P = self.players
-        seats = state.current_player[waiting].astype(np.intp)
-        relative = (seats - self.learner[waiting]) % P
-        actions = np.empty(waiting.size, dtype=np.int64)
-        if self.table is not None:
-            observations = observe(state, seats, games=waiting)
-            masks = engine.unpack_actions(state.legal_bits[waiting], state.tables.num_actions)
-            actions[:] = self.table.act_games(waiting, relative, observations, masks)
-            return actions
-        for position in range(1, P):
-            rows = np.flatnonzero(relative == position) if P > 2 else slice(None)
-            games = waiting[rows]
-            if not games.size:
-                continue
-            actions[rows] = self._opponent_actions(self.opponents[position - 1], games, seats[rows])
-        return actions
-
-    def _opponent_actions(self, policy: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        state = self.state
-        if hasattr(policy, "act_bits"):  # acts on the legal-action bits alone (random play)
-            return policy.act_bits(state.legal_bits[games])
-        masks = engine.unpack_actions(state.legal_bits[games], state.tables.num_actions)
-        if getattr(policy, "needs_observation", True):
-            observations = observe(state, seats, games=games)
-        else:
-            observations = None
-        return np.asarray(policy.act(observations, masks), dtype=np.int64)
+        return self._opponents.moves(state, waiting, self.learner)
 
     # --- saving a run ------------------------------------------------------------------------
 
@@ -549,27 +497,3 @@ class LearnerGames:
 
 # The per-game arrays a step with ready_share keeps for the games not ready yet.
 _PENDING = ("reported", "terminated", "truncated", "illegal", "restarted")
-
-
-def engine_arrays(state: engine.State) -> dict[str, np.ndarray]:
-    """Copies of the engine state's arrays, named ``engine.<field>`` (for saving a run)."""
-    return {
-        f"engine.{name}": value.copy()
-        for name, value in vars(state).items()
-        if isinstance(value, np.ndarray)
-    }
-
-
-def restore_engine_arrays(state: engine.State, arrays: dict[str, np.ndarray]) -> None:
-    """Write the ``engine.<field>`` entries of ``arrays`` (from :func:`engine_arrays`) back
-    into ``state``; other entries are left to the caller. An array of another shape or
-    type (games saved with other settings) raises ValueError naming the field."""
-    for name, value in arrays.items():
-        if name.startswith("engine."):
-            current = getattr(state, name[len("engine.") :])
-            if current.shape != value.shape or current.dtype != value.dtype:
-                raise ValueError(
-                    f"saved games do not fit: {name} is {value.dtype}{value.shape}, "
-                    f"these games have {current.dtype}{current.shape}"
-                )
-            current[...] = value
