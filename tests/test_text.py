@@ -1,4 +1,4 @@
-"""The text interface (sto_odno_env/views/text.py): action strings, the lenient parser, a
+"""The text interface (sto_odno_env/views/text/): action strings, the lenient parser, a
 seat's view and the special cards' reminder, on states of every preset."""
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 :func:`describe`, a one-game dump for debugging the engine.
 
 The readable table numbers rounds from 1, as the terminal game and the pictures do;
-``describe`` prints the state's fields as they are (``state.round`` counts from 0)."""
+``describe`` prints the state's fields as they are (``state.round`` counts from 0). The
+moves are told in the words of :func:`sto_odno_env.views.text.event_text`, which the
+terminal game and the record viewers use too."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from ..game.cards import (
 )
 from ..game.core.state import State
 from ..tools.cli import plural
+from .text import Plain, event_text
 
 
 class RecentMoves:
@@ -44,23 +47,8 @@ def _cards(bits: int, deck=None) -> str:
 
 
 def _move_text(event: dict[str, Any], names: list[str], deck=None) -> str:
-    kind = event["type"]
-    if kind == "action":
-        text = f"{names[event['player']]}: {action_name(event['action'], deck)}"
-        return text + (" (forced)" if event["forced"] else "")
-    if kind == "steal":
-        return (
-            f"{names[event['player']]} steals {card_name(event['card'], deck)} from "
-            f"{names[event['from']]}"
-        )
-    if kind == "reshuffle":
-        return f"reshuffle: {plural(len(event['stock']), 'card')} to the stock"
-    if kind == "round":
-        return f"round {event['round'] + 1} dealt by {names[event['dealer']]}"
-    last = event["last_card"]
-    return f"round over: {names[event['finisher']]} finished" + (
-        f" on {card_name(last, deck)}" if last is not None else " (last card stolen)"
-    )
+    # the one wording of every event (views/text/events.py), every card shown
+    return event_text(Plain(deck or DECK36), event, names) or ""
 
 
 def _after(seat: int, seats_in: list[int]) -> int:
@@ -89,10 +77,10 @@ def _round_text(
     elif current:
         seats_in = [p for p in range(state.players) if int(state.in_match[game]) >> p & 1]
     else:
-        return f"round {event['round'] + 1} dealt by {names[dealer]}"
+        return _move_text(event, names, tables.deck)
     opening = event["deck"][len(seats_in) * tables.hand_size - 1]
     name = card_name(opening, tables.deck)
-    text = f"round {event['round'] + 1} dealt by {names[dealer]}, opening card {name}"
+    text = f"{_move_text(event, names, tables.deck)}, opening card {name}"
     decides = bool(tables.order_suit[opening] or tables.cover[opening])
     expected = dealer if decides else _after(dealer, seats_in)
     actors = [move["player"] for move in this_round if move["type"] == "action"]

@@ -13,7 +13,7 @@ from typing import TextIO
 
 from ..game.cards import DECK36, SUIT_SYMBOLS, Deck, card_name
 
-# The builders live in the text interface (views/text.py) and take a Screen as their styler;
+# The builders live in the text interface (views/text/) and take a Screen as their styler;
 # they are named here too, where the terminal game and the web table import them.
 from .text import (  # noqa: F401
     Plain,
