@@ -21,8 +21,8 @@ NOT_INPUT = {
     "sto_odno_env.interop.openspiel.chance.Need": "a chance outcome is due: control flow",
     "sto_odno_env.interop.openspiel.chance.RoundsOver": "the match's rounds ran out: control flow",
     "sto_odno_env.envs.sharded.WorkerError": "a worker process failed: a RuntimeError",
-    "train.overlap.CollectorError": "the collector process failed: a RuntimeError",
-    "train.overlap._Stop": "the collector's stop: control flow",
+    "train.ppo_parts.overlap.CollectorError": "the collector process failed: a RuntimeError",
+    "train.ppo_parts.overlap._Stop": "the collector's stop: control flow",
     # agents/exact is edited only by its owner for now; both are ValueErrors and
     # agents/exact/__main__.py catches them by name.
     "agents.exact.tree.TreeTooLarge": "pending: to derive from StoOdnoError",
@@ -73,20 +73,20 @@ def test_a_kit_error_is_still_a_value_error() -> None:
 def test_the_trainers_command_line_reports_a_kit_error_and_lets_a_bug_through(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from train import run
+    from train.run import session
 
     def refuse(spec, argv):
         raise RulesError("rules 'nope': no rule set of that name")
 
-    monkeypatch.setattr(run, "parse", refuse)
-    assert run.main(spec=None, argv=[]) == 2  # type: ignore[arg-type]
+    monkeypatch.setattr(session, "parse", refuse)
+    assert session.main(spec=None, argv=[]) == 2  # type: ignore[arg-type]
 
     def broken(spec, argv):
         raise ValueError("operands could not be broadcast together with shapes (3,) (4,)")
 
-    monkeypatch.setattr(run, "parse", broken)
+    monkeypatch.setattr(session, "parse", broken)
     with pytest.raises(ValueError, match="broadcast"):
-        run.main(spec=None, argv=[])  # type: ignore[arg-type]
+        session.main(spec=None, argv=[])  # type: ignore[arg-type]
 
 
 def test_the_terminal_game_reports_a_kit_error_and_lets_a_bug_through(

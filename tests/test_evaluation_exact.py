@@ -1,4 +1,4 @@
-"""train/evaluation.py's exact figures: a training evaluation on a rule set whose tree the
+"""train/run/evaluate.py's exact figures: a training evaluation on a rule set whose tree the
 exact tools walk gains the policy's NashConv and exploitability (evaluations.csv's
 columns, the console line); on any other rule set it is left as it was."""
 
@@ -9,8 +9,8 @@ import pytest
 from agents.exact import evaluate as exact_evaluate
 from sto_odno_env.bots.registry import load
 from sto_odno_env.game.rules import load_rules
-from train.cadence import describe
-from train.evaluation import Evaluation, ExactTable
+from train.run.evaluate import Evaluation, ExactTable
+from train.run.evaluations import describe
 
 pytest.importorskip("torch")
 

@@ -1,5 +1,5 @@
-"""Overlapped training (``overlap: true``, train/overlap.py): a tiny end-to-end run in each
-mode, exact resume of an overlapped run (the same weights, games, league and generators as
+"""Overlapped training (``overlap: true``, train/ppo_parts/overlap.py): a tiny end-to-end run in
+each mode, exact resume of an overlapped run (the same weights, games, league and generators as
 the uninterrupted overlapped run), resume across the modes, the collector's lag, and
 Ctrl-C to the process group, SIGTERM to the learner and a killed learner: a clean exit, the
 last finished update saved, no process left behind."""
@@ -17,17 +17,21 @@ import pytest
 import torch
 from support.training import TINY, TrainerProcess, assert_files_agree, stopped
 
-from train import overlap, ppo, run
-from train.config import ConfigError
+from train import ppo
+from train.config_keys import ConfigError
+from train.ppo_parts import overlap
+from train.run.command_line import parse
+from train.run.protocol import Counters
+from train.run.session import Session, execute
 
 OVERLAP = [*TINY[:-1], "overlap=true"]  # TINY ends with overlap=false
 
 
-def session(out: Path, steps: int, *extra: str, resume: Path | None = None) -> run.Session:
+def session(out: Path, steps: int, *extra: str, resume: Path | None = None) -> Session:
     argv = [*OVERLAP, "--out", str(out), "--total-steps", str(steps), "--no-progress", *extra]
     if resume is not None:
         argv += ["--resume", str(resume)]
-    code, result = run.execute(ppo.SPEC, argv)
+    code, result = execute(ppo.SPEC, argv)
     assert code == 0
     return result
 
@@ -140,13 +144,13 @@ def test_a_checkpoint_resumes_in_the_other_mode(tmp_path):
 
 
 def test_a_failing_collector_is_an_error_naming_it(tmp_path):
-    settings = run.parse(ppo.SPEC, [*OVERLAP, "--out", str(tmp_path), "warm_start=none"])
+    settings = parse(ppo.SPEC, [*OVERLAP, "--out", str(tmp_path), "warm_start=none"])
     trainer = ppo.PPO(settings)
     try:
         trainer.start_collector()
         trainer.collector.process.kill()
         with pytest.raises(overlap.CollectorError, match="collector process"):
-            trainer.train(run.Counters())
+            trainer.train(Counters())
     finally:
         trainer.close()
     assert not trainer.collector.process.is_alive()
@@ -154,7 +158,7 @@ def test_a_failing_collector_is_an_error_naming_it(tmp_path):
 
 def test_overlap_takes_true_or_false():
     with pytest.raises(ConfigError, match="overlap"):
-        run.parse(ppo.SPEC, ["overlap=sometimes"])
+        parse(ppo.SPEC, ["overlap=sometimes"])
 
 
 QUIET = [
@@ -183,7 +187,7 @@ def test_a_stop_saves_the_last_finished_update_and_leaves_no_process(tmp_path, n
     assert counters["update"] >= 1 and counters["global_step"] == counters["update"] * 64 * 32
     assert gone(children), [pid for pid in children if alive(pid)]
     # the saved update resumes (the collector restarts from the checkpointed state)
-    code, result = run.execute(
+    code, result = execute(
         ppo.SPEC,
         ["--resume", str(tmp_path / "run" / "checkpoint.pt"), "--total-steps",
          str((counters["update"] + 1) * 64 * 32)],

@@ -102,8 +102,8 @@ def test_ppo_warm_start_loads_the_file_the_name_loads(tmp_path):
     from sto_odno_env.bots.checkpoint import network_sizes
     from sto_odno_env.game.rules import load_rules
     from train.config import load_config
-    from train.imitation import teacher_of
-    from train.masked import make_networks
+    from train.ppo_parts.imitation import teacher_of
+    from train.ppo_parts.masked import make_networks
 
     rules = load_rules("classic")
     config = load_config(items=["warm_start=ppo-classic", "players=4"])

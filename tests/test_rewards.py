@@ -88,7 +88,8 @@ def test_learner_rewards_are_the_match_rewards_mapped(rules: str, players: int) 
 
 
 def test_the_trainer_refuses_first_with_self_play_games() -> None:
-    from train.config import ConfigError, load_config
+    from train.config import load_config
+    from train.config_keys import ConfigError
 
     assert load_config(items=["reward=first"]).reward == "first"
     with pytest.raises(ConfigError, match="reward=first is not allowed with self_play_games"):

@@ -27,8 +27,11 @@ import agents
 from sto_odno_env.bots.checkpoint import build_network, read
 from sto_odno_env.game.engine import IllegalActionError
 from sto_odno_env.game.rules import load_rules
-from train import rllib_checkpoint, rllib_config, rllib_env, rllib_ppo
+from train import rllib_ppo
 from train.config import load_config
+from train.rllib import algorithm as rllib_config
+from train.rllib import checkpoint as rllib_checkpoint
+from train.rllib import env as rllib_env
 
 TINY = [
     "--num-envs", "32", "rollout_steps=16", "minibatch_size=256", "epochs=1",

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from train.checkpointing import Outputs
-from train.summary import resume_command
+from train.run.outputs import Outputs
+from train.run.summary import resume_command
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = os.path.dirname(os.path.abspath(sys.executable))

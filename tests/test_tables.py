@@ -1,6 +1,7 @@
 """One policy at several player counts (``players_mix``, ``players_weights``:
-train/tables.py) and the warm start from a policy (``warm_start=ppo-classic-first`` or a policy
-file: train/imitation.py's ``teacher_of``).
+train/ppo_parts/tables.py) and the warm start from a policy
+(``warm_start=ppo-classic-first`` or a policy file: train/ppo_parts/imitation.py's
+``teacher_of``).
 
 The split of ``num_envs`` among the counts, each group's games seating its count, one
 rollout's rows coming from the right group, a tiny mixed run end to end (an evaluation row
@@ -32,10 +33,14 @@ from sto_odno_env.bots.registry import SHIPPED
 from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
 from sto_odno_env.game.rules import MAX_PLAYERS
 from sto_odno_env.views.observation import layout
-from train import ppo, rllib_ppo, run, sb3_ppo
-from train.config import ConfigError, load_config
-from train.masked import make_networks
-from train.tables import counts_and_sizes
+from train import ppo, rllib_ppo, sb3_ppo
+from train.config import load_config
+from train.config_keys import ConfigError
+from train.ppo_parts.masked import make_networks
+from train.ppo_parts.tables import counts_and_sizes
+from train.run.command_line import parse
+from train.run.console import Console
+from train.run.session import main
 
 ROOT = Path(__file__).resolve().parent.parent
 MIX = ["players_mix=[2,3,4]", "players_weights=[2,1,1]"]  # TINY's 16 games: 8, 4 and 4
@@ -45,7 +50,7 @@ STEPS = 16 * 8  # one update of TINY's
 
 def mixed_trainer(out: Path, *extra: str) -> ppo.PPO:
     """A trainer of QUICK with MIX, built but not run."""
-    return ppo.PPO(run.parse(ppo.SPEC, [*QUICK, *MIX, "--out", str(out), *extra]))
+    return ppo.PPO(parse(ppo.SPEC, [*QUICK, *MIX, "--out", str(out), *extra]))
 
 
 def split(num_envs: int, *items: str) -> list[tuple[int, int]]:
@@ -237,7 +242,8 @@ def test_a_bad_split_fails_before_torch_loads():
     )  # fmt: skip
     assert done.returncode == 2 and "gives no game to [3] players" in done.stderr
     imported = [line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line]
-    assert "train.tables" in imported and not [m for m in imported if m.startswith("torch")]
+    assert "train.ppo_parts.tables" in imported
+    assert not [module for module in imported if module.startswith("torch")]
     assert "Traceback" not in done.stderr and "set-up" not in done.stdout
 
 
@@ -245,10 +251,10 @@ def test_a_bad_split_fails_before_torch_loads():
 @pytest.mark.parametrize("item", ["players_mix=[2,3]", "players_weights=[1]"])
 def test_the_other_trainers_refuse_a_mix(spec, item, capsys):
     with pytest.raises(ConfigError, match=f"is not implemented by {spec.prog}; allowed here: "):
-        run.parse(spec, [item, "--out", "/tmp/unused-sto-odno"])
-    assert run.main(spec, [item, "--out", "/tmp/unused-sto-odno"]) == 2
+        parse(spec, [item, "--out", "/tmp/unused-sto-odno"])
+    assert main(spec, [item, "--out", "/tmp/unused-sto-odno"]) == 2
     assert item.split("=")[0] in capsys.readouterr().err
-    run.parse(spec, ["--out", "/tmp/unused-sto-odno"])  # without one they parse
+    parse(spec, ["--out", "/tmp/unused-sto-odno"])  # without one they parse
 
 
 # --- the warm start from a policy -------------------------------------------------------------
@@ -260,9 +266,9 @@ def warm_started(out: Path, *extra: str) -> tuple[ppo.PPO, dict, dict[str, torch
     # few games, long enough for matches to end: the critic learns the ended ones' returns
     argv = [*QUICK, "--num-envs", "4", "minibatch_size=32", "warm_start_decisions=2048"]
     argv += ["--out", str(out), *extra]
-    trainer = ppo.PPO(run.parse(ppo.SPEC, argv))
+    trainer = ppo.PPO(parse(ppo.SPEC, argv))
     critic = copy.deepcopy(trainer.agent.critic.state_dict())
-    stats = trainer.warm_start(run.Console(False))
+    stats = trainer.warm_start(Console(False))
     return trainer, stats, critic
 
 

@@ -1,6 +1,6 @@
 """Training: ``python train/ppo.py`` (masked self-play PPO with a league),
 ``python train/rllib_ppo.py`` (the same on Ray RLlib) and ``python train/sb3_ppo.py``
-(sb3-contrib's MaskablePPO), on one run harness (``train/run.py``). See docs/training.md.
+(sb3-contrib's MaskablePPO), on one run harness (``train/run/session.py``). See docs/training.md.
 
 The package is installed with the kit (``pip install -e .``), so the scripts import it
 without touching ``sys.path``. Importing it defers torch to its first use

@@ -24,19 +24,16 @@ from typing import Any
 import yaml
 
 from sto_odno_env.tools import docblocks
-from train.config_keys import (  # noqa: F401 - the config's names, read from here too
+from train.config_keys import (
     DEFAULT_CONFIG,
     FIELDS,
     LEAGUE_BOTS,
-    REPO,
     SECTIONS,
     TRAINING_DOC,
     ConfigError,
-    Field,
     LeagueConfig,
     TrainConfig,
     flatten,
-    nest,
 )
 
 # --- reading and checking ------------------------------------------------------------------

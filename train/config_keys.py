@@ -152,8 +152,8 @@ SECTIONS = tuple(
 
 @dataclass(frozen=True)
 class LeagueConfig:
-    """Who sits in the opponent seats of each training game (``train/league.py``): a member
-    is drawn per game and seat at every match start, with these weights."""
+    """Who sits in the opponent seats of each training game (``train/ppo_parts/league.py``):
+    a member is drawn per game and seat at every match start, with these weights."""
 
     current: float = LEAGUE.key(WEIGHT, "the policy being trained")
     snapshots: float = LEAGUE.key(
@@ -270,7 +270,7 @@ class TrainConfig:
             _warm_start,
         ),
         "before PPO the policy imitates this bot over its decisions in every seat, and the "
-        "value network learns their returns (train/imitation.py)",
+        "value network learns their returns (train/ppo_parts/imitation.py)",
     )
     warm_start_decisions: int = WARM_START.key(
         POSITIVE_INT, "bot decisions the warm start imitates"
@@ -281,7 +281,7 @@ class TrainConfig:
     self_play_games: int = SELF_PLAY.key(
         NON_NEGATIVE_INT.zero_means("none"),
         "games beside the num_envs league games in which the current policy plays every "
-        "seat and every seat's decisions train (train/selfplay.py; train/ppo.py only)",
+        "seat and every seat's decisions train (train/ppo_parts/selfplay.py; train/ppo.py only)",
         fixed=True,
     )
     league: LeagueConfig  # its keys (league.*) are in the league section

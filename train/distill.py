@@ -52,7 +52,7 @@ from sto_odno_env.game.rules import Rules, RulesError, load_rules
 from sto_odno_env.tools import cli
 from sto_odno_env.tools.errors import StoOdnoError
 from sto_odno_env.views.observation import obs_size, observe
-from train.masked import log_probs, make_networks, masked_logits, widen_into, widens
+from train.ppo_parts.masked import log_probs, make_networks, masked_logits, widen_into, widens
 
 POSITION_KEYS = ("obs", "masks", "labels", "own")  # what a fit needs of a positions file
 OUTPUTS = ("policy.pt", "positions.npz", "summary.json")  # what --out receives

@@ -7,13 +7,13 @@ One file in the manner of CleanRL's ``ppo.py``, in its order: the args (the type
 of ``train/config.py``), the env setup, the agent, then the algorithm: a rollout of
 ``rollout_steps`` learner decisions in each of ``num_envs`` games on the batched engine
 (:class:`sto_odno_env.envs.learner.LearnerGames`, one learner seat each, the other seats drawn
-from a league, :mod:`train.league`, at every match start), GAE advantages, and ``epochs``
+from a league, :mod:`train.ppo_parts.league`, at every match start), GAE advantages, and ``epochs``
 passes of clipped PPO over minibatches. Masks hold everywhere: actions are sampled from the
 legal ones only, the update's log-probabilities and entropy are those of the masked
 distribution, and evaluation plays the most likely legal action.
 
 **The behaviour policy lags by one update in the default execution.** With ``overlap: true``
-(the default) a collector process (``train/overlap.py``) collects the next rollout while
+(the default) a collector process (``train/ppo_parts/overlap.py``) collects the next rollout while
 this process trains on the last, so rollout ``j`` is collected with the weights of update
 ``j - 2`` -- one update behind the weights (``j - 1``'s) that the update on it starts from
 (rollouts 1 and 2 of a fresh run both with the starting weights). A fixed rule, so a run is
@@ -25,8 +25,8 @@ bounds how far one update moves from the policy that acted. The lag shows as a h
 ``train/throughput.py`` measures beside the speed.
 
 The run around the algorithm (the command line, budget, warm start, evaluations, progress,
-checkpoints, Ctrl-C, the summary) is ``train/run.py``'s; what a checkpoint holds and the
-collector's hand-over are ``train/ppo_state.py``'s. Written to ``--out``:
+checkpoints, Ctrl-C, the summary) is ``train/run/session.py``'s; what a checkpoint holds and the
+collector's hand-over are ``train/ppo_parts/state.py``'s. Written to ``--out``:
 ``checkpoint.pt`` (the whole run, for ``--resume``: weights, optimiser, league, counters,
 the games in progress and the random state, so a resumed run continues exactly; also a
 policy file), ``policy.pt`` (the same update's policy), ``best.pt`` (the best evaluated),
@@ -43,15 +43,16 @@ import numpy as np
 
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.views.observation import obs_size
-from train import deferred_import, run
-from train.config import ConfigError, TrainConfig
-from train.console import Console
-from train.imitation import estimate_seconds, warm_start
-from train.masked import entropy, log_probs, make_networks, sample
-from train.ppo_state import PPOState, read_checkpoint
-from train.protocol import Counters, Settings, Update
-from train.selfplay import SelfPlayGames
-from train.tables import Tables, counts_and_sizes
+from train import deferred_import
+from train.config_keys import ConfigError, TrainConfig
+from train.ppo_parts.imitation import estimate_seconds, warm_start
+from train.ppo_parts.masked import entropy, log_probs, make_networks, sample
+from train.ppo_parts.selfplay import SelfPlayGames
+from train.ppo_parts.state import PPOState, read_checkpoint
+from train.ppo_parts.tables import Tables, counts_and_sizes
+from train.run import session
+from train.run.console import Console
+from train.run.protocol import Counters, Settings, Spec, Update
 
 if TYPE_CHECKING:
     import torch
@@ -61,7 +62,7 @@ else:  # loaded on first use, so that a bad command line fails before torch's se
 # --- args ------------------------------------------------------------------------------------
 # The typed config, train/config.py's TrainConfig: every key is a flag (python train/ppo.py
 # --help), read from configs/train/ppo.yaml, a resumed checkpoint and the command line by
-# train/run.py, whose Spec for this trainer is SPEC at the end of this file.
+# train/run/session.py, whose Spec for this trainer is SPEC at the end of this file.
 
 
 # --- env setup -------------------------------------------------------------------------------
@@ -71,7 +72,7 @@ def make_envs(
     config: TrainConfig, rules: Rules, actor: torch.nn.Module, device: torch.device
 ) -> tuple[Tables, SelfPlayGames | None]:
     """The league games (one learner seat each, the league holding the current ``actor``
-    in the others; at each count of ``players_mix``, train/tables.py) and the self-play
+    in the others; at each count of ``players_mix``, train/ppo_parts/tables.py) and the self-play
     games (``self_play_games`` at ``players``, or None)."""
     tables = Tables(config, rules, actor, device)
     self_play = None
@@ -122,7 +123,7 @@ class Agent:
 
 class PPO(PPOState):
     """One PPO run: the env setup, the agent, the optimiser and the rollout storage; one
-    :meth:`train` call is one update (rollout, GAE, update). ``train/run.py`` drives it;
+    :meth:`train` call is one update (rollout, GAE, update). ``train/run/session.py`` drives it;
     what it saves and restores is :class:`train.ppo_state.PPOState`'s."""
 
     interruptible = True  # every update's end is captured, so a signal may cut one short
@@ -162,7 +163,7 @@ class PPO(PPOState):
         # the learner's score against each league member (the summary's league scores)
         self.member_score = np.zeros(len(self.tables.names))
         self.member_games = np.zeros(len(self.tables.names))
-        # overlapped training (train/overlap.py): the collector process, started at the
+        # overlapped training (train/ppo_parts/overlap.py): the collector process, started at the
         # first update
         self.collector = None
         self.updates = settings.saved.counters.update if settings.saved is not None else 0
@@ -204,7 +205,7 @@ class PPO(PPOState):
 
     def use_storage(self, tensors: dict[str, torch.Tensor]) -> None:
         """Collect into, or update from, ``tensors`` (a shared rollout buffer of
-        train/overlap.py) instead of this trainer's own storage."""
+        train/ppo_parts/overlap.py) instead of this trainer's own storage."""
         for name in ("obs", "masks", "actions", "logprobs", "values"):
             setattr(self, name, tensors[name])
 
@@ -241,7 +242,7 @@ class PPO(PPOState):
         generator of its own."""
         state = self.handover(self.updates + 1)
         self.learner_generator()
-        from train import overlap  # imports torch: not before the command line is checked
+        from train.ppo_parts import overlap  # imports torch: not before the command line is checked
 
         shapes = (self.config.rollout_steps, self.config.num_envs, self.obs_size, self.num_actions)
         self.collector = overlap.Collector(
@@ -282,7 +283,7 @@ class PPO(PPOState):
 
     def self_play_rollout(self) -> dict[str, torch.Tensor] | None:
         """The self-play games' rows of this update, with their own GAE (every seat's
-        chain of decisions: train/selfplay.py), or None."""
+        chain of decisions: train/ppo_parts/selfplay.py), or None."""
         if self.self_play is None:
             return None
         config = self.config
@@ -396,7 +397,7 @@ class PPO(PPOState):
         stats["learning_rate"] = self.optimizer.param_groups[0]["lr"]
         return stats
 
-    # --- the warm start (train/imitation.py) --------------------------------------------------
+    # --- the warm start (train/ppo_parts/imitation.py) --------------------------------------------
 
     def warm_start(self, console: Console) -> dict[str, float]:
         """Imitate the ``warm_start`` bot (or start from its policy) before the first update."""
@@ -424,10 +425,10 @@ def _device(name: str) -> torch.device:
     return torch.device(name)
 
 
-# --- the command line: train/run.py runs the trainer ------------------------------------------
+# --- the command line: train/run/session.py runs the trainer --------------------------------------
 
 
-SPEC = run.Spec(
+SPEC = Spec(
     prog="python train/ppo.py",
     description="Masked self-play PPO for 101 against a league (defaults: configs/train/ppo.yaml).",
     checkpoint="runs/ppo/checkpoint.pt",
@@ -438,7 +439,7 @@ SPEC = run.Spec(
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run.main(SPEC, argv)
+    return session.main(SPEC, argv)
 
 
 if __name__ == "__main__":

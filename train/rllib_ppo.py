@@ -4,7 +4,7 @@
 CHECKPOINT_DIR POLICY.pt`` converts a checkpoint written here to a policy file.
 
 The same config, flags and run harness as ``train/ppo.py`` (``train/config.py``,
-``train/run.py``: budget, warm start, evaluations, progress, checkpoints, Ctrl-C, the
+``train/run/session.py``: budget, warm start, evaluations, progress, checkpoints, Ctrl-C, the
 summary): rules, players, reward, network widths, PPO settings, warm start and league.
 RLlib's PPO runs on its new API stack:
 
@@ -27,7 +27,7 @@ RLlib's PPO runs on its new API stack:
 
 Ray runs locally (``ray.init()``) unless ``--address`` names a running cluster: ``auto``
 (this machine belongs to one), ``HOST:6379`` or a Ray client address ``ray://HOST:10001``.
-An address where no cluster answers is an error within seconds (``train/rllib_cluster.py``).
+An address where no cluster answers is an error within seconds (``train/rllib/cluster.py``).
 On a cluster the runners get this repository as their working directory (Ray's
 ``runtime_env``); every node needs the kit's dependencies (``pip install -e
 '.[train,dist]'``).
@@ -40,9 +40,9 @@ place), ``policy.pt`` (the same update's policy as a kit policy file: ``agents.l
 second Ctrl-C stops at once without it).
 
 Ray is imported only by ``train/rllib_*.py`` (the ``dist`` extra): nothing else in the kit
-needs it. Its parts: the PPOConfig (``train/rllib_config.py``), the runners' env
-(``train/rllib_env.py``), the RLModule (``train/rllib_module.py``), where Ray runs
-(``train/rllib_cluster.py``) and the checkpoint directory (``train/rllib_checkpoint.py``).
+needs it. Its parts: the PPOConfig (``train/rllib/algorithm.py``), the runners' env
+(``train/rllib/env.py``), the RLModule (``train/rllib/module.py``), where Ray runs
+(``train/rllib/cluster.py``) and the checkpoint directory (``train/rllib/checkpoint.py``).
 """
 
 from __future__ import annotations
@@ -63,12 +63,18 @@ from sto_odno_env.bots.checkpoint import (
     write_atomic,
 )
 from sto_odno_env.views.observation import obs_size
-from train import deferred_import, rllib_checkpoint, rllib_env, run
-from train.masked import make_networks
-from train.rllib_cluster import connect
-from train.rllib_config import algorithm_config
-from train.rllib_env import checksum
-from train.rllib_module import module_class
+from train import deferred_import
+from train.ppo_parts.masked import make_networks
+from train.rllib import checkpoint as rllib_checkpoint
+from train.rllib import env as rllib_env
+from train.rllib.algorithm import algorithm_config
+from train.rllib.cluster import connect
+from train.rllib.env import checksum
+from train.rllib.module import module_class
+from train.run import session
+from train.run.command_line import parse, user_errors
+from train.run.console import Console
+from train.run.protocol import Counters, Flag, Saved, Settings, Spec, Update
 
 if TYPE_CHECKING:
     import torch
@@ -87,13 +93,13 @@ def __getattr__(name: str) -> type:  # checkpoints pickled before the module mov
 
 class RLlibTrainer:
     """One RLlib PPO run: the algorithm, the driver's copy of the league and policy.
-    ``train/run.py`` drives it; an update (RLlib's ``train()``) is never cut short."""
+    ``train/run/session.py`` drives it; an update (RLlib's ``train()``) is never cut short."""
 
     interruptible = False
     policy_name = "policy.pt"
 
-    def __init__(self, settings: run.Settings, console: run.Console):
-        from train.league import League
+    def __init__(self, settings: Settings, console: Console):
+        from train.ppo_parts.league import League
 
         config = self.config = settings.config
         self.rules = settings.rules
@@ -170,10 +176,10 @@ class RLlibTrainer:
 
     # --- training ---------------------------------------------------------------------------
 
-    def warm_start(self, console: run.Console) -> dict[str, float]:
+    def warm_start(self, console: Console) -> dict[str, float]:
         """``train/ppo.py``'s warm start (imitation of the ``warm_start`` bot), on the driver;
         the weights then go to the learner and the runners."""
-        from train.imitation import warm_start
+        from train.ppo_parts.imitation import warm_start
 
         torch.manual_seed(self.config.seed)
         actor, critic = self._warm_start_networks()
@@ -187,7 +193,7 @@ class RLlibTrainer:
         return stats
 
     def warm_start_seconds(self) -> float:
-        from train.imitation import estimate_seconds
+        from train.ppo_parts.imitation import estimate_seconds
 
         actor, critic = self._warm_start_networks()
         return estimate_seconds(
@@ -202,7 +208,7 @@ class RLlibTrainer:
     def _warm_start_networks(self) -> tuple[torch.nn.Module, torch.nn.Module]:
         return make_networks(self.obs_size, list(self.config.hidden), self.num_actions)
 
-    def train(self, counters: run.Counters) -> run.Update:
+    def train(self, counters: Counters) -> Update:
         """One RLlib iteration (sample on every runner, one PPO update), then the league."""
         from ray.rllib.utils.metrics import (
             ENV_RUNNER_RESULTS,
@@ -220,7 +226,7 @@ class RLlibTrainer:
         self.push_league(snapshots=snapshot)
         runners = result.get(ENV_RUNNER_RESULTS, {})
         stats = {"episode_return_mean": float(runners.get(EPISODE_RETURN_MEAN, float("nan")))}
-        return run.Update(
+        return Update(
             int(runners.get(NUM_ENV_STEPS_SAMPLED, 0)), int(runners.get(NUM_EPISODES, 0)), stats
         )
 
@@ -241,8 +247,8 @@ class RLlibTrainer:
     def write_policy(self, captured: dict[str, Any], path: Path) -> None:
         write_atomic(path, captured)
 
-    def write_checkpoint(self, captured: Any, counters: run.Counters, out: Path) -> Path:
-        """RLlib's checkpoint with the driver's state beside it (``train/rllib_checkpoint.py``)."""
+    def write_checkpoint(self, captured: Any, counters: Counters, out: Path) -> Path:
+        """RLlib's checkpoint with the driver's state beside it (``train/rllib/checkpoint.py``)."""
         driver = {
             "config": json.dumps(self.config.to_dict()),
             "league": self.league.get_state(),
@@ -251,7 +257,7 @@ class RLlibTrainer:
         }
         return rllib_checkpoint.write_checkpoint(self.algo, driver, out)
 
-    def restore(self, saved: run.Saved) -> None:
+    def restore(self, saved: Saved) -> None:
         """Continue the run saved in the checkpoint directory ``saved.path``."""
         self.algo.restore_from_path(str(saved.path.resolve()))
         self.pull_actor()
@@ -331,7 +337,7 @@ _SAVED_COUNT: dict[str, Any] = {
     "allowed": "an integer >= 0",
 }
 
-SPEC = run.Spec(
+SPEC = Spec(
     prog="python train/rllib_ppo.py",
     description="Masked self-play PPO for 101 on Ray RLlib (defaults: configs/train/ppo.yaml), "
     "locally or on a Ray cluster (--address).",
@@ -340,11 +346,9 @@ SPEC = run.Spec(
     read_checkpoint=rllib_checkpoint.read_checkpoint,
     outputs="checkpoint/, policy.pt, best.pt, evaluations.csv, summary.json, tb/",
     flags=(
-        run.Flag("--env-runners", int, 2, "RLlib env runners, one CPU each", **_SAVED_COUNT),
-        run.Flag("--gpus", int, 0, "learners on GPUs (0: one learner on the CPU)", **_SAVED_COUNT),
-        run.Flag(
-            "--address", str, None, "a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT"
-        ),
+        Flag("--env-runners", int, 2, "RLlib env runners, one CPU each", **_SAVED_COUNT),
+        Flag("--gpus", int, 0, "learners on GPUs (0: one learner on the CPU)", **_SAVED_COUNT),
+        Flag("--address", str, None, "a running Ray cluster: auto, HOST:PORT or ray://HOST:PORT"),
     ),
     # train/ppo.py's alone; the runners' env trains the league games only, and the learner
     # device is --gpus's
@@ -367,17 +371,17 @@ def main(argv: list[str] | None = None) -> int:
         return rllib_checkpoint.export_command(argv, SPEC.prog)
     if any(arg == "--measure" or arg.startswith("--measure=") for arg in argv):
         return _measure(argv)
-    return run.main(SPEC, argv)
+    return session.main(SPEC, argv)
 
 
 def _measure(argv: list[str]) -> int:
     trainer = None
     try:
-        settings = run.parse(SPEC, argv)
-        trainer = RLlibTrainer(settings, run.Console(False))
+        settings = parse(SPEC, argv)
+        trainer = RLlibTrainer(settings, Console(False))
         print(json.dumps(measure(trainer, settings.args.measure)), flush=True)
         return 0
-    except run.user_errors() as error:
+    except user_errors() as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     finally:

@@ -4,7 +4,7 @@
         [--KEY VALUE ...] [key=value ...]
 
 The same config, flags and run harness as ``train/ppo.py`` (``train/config.py``,
-``train/run.py``: budget, evaluations, progress, Ctrl-C, the summary); its PPO keys map
+``train/run/session.py``: budget, evaluations, progress, Ctrl-C, the summary); its PPO keys map
 onto MaskablePPO's: ``rollout_steps`` -> ``n_steps``, ``epochs`` -> ``n_epochs``,
 ``minibatch_size`` -> ``batch_size``, ``hidden`` -> ``net_arch``, ... SB3 plays against
 fixed opponents, not a league, and has no warm start: ``--opponents`` names one agent for
@@ -22,7 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from sto_odno_env.bots.checkpoint import SB3PolicyAgent
 from sto_odno_env.tools import cli
-from train import deferred_import, run
+from train import deferred_import
+from train.config_keys import ConfigError
+from train.run import session
+from train.run.console import Console
+from train.run.protocol import Counters, Flag, Saved, Settings, Spec, Update
 
 if TYPE_CHECKING:
     import torch
@@ -36,7 +40,7 @@ class SB3Trainer:
     interruptible = False  # SB3's learn() cannot be cut and continued
     policy_name = "model.zip"
 
-    def __init__(self, settings: run.Settings, console: run.Console):
+    def __init__(self, settings: Settings, console: Console):
         from sb3_contrib import MaskablePPO
 
         from sto_odno_env.bots.registry import load as load_agent
@@ -68,7 +72,7 @@ class SB3Trainer:
             **config.ppo_keywords("sb3"),
         )
 
-    def train(self, counters: run.Counters) -> run.Update:
+    def train(self, counters: Counters) -> Update:
         """One rollout of every game and one MaskablePPO update."""
         from stable_baselines3.common.callbacks import BaseCallback
 
@@ -89,7 +93,7 @@ class SB3Trainer:
         )
         values = self.model.logger.name_to_value
         stats = {key.split("/", 1)[1]: float(v) for key, v in values.items() if "/" in key}
-        return run.Update(self.model.num_timesteps - before, CountMatches.ended, stats)
+        return Update(self.model.num_timesteps - before, CountMatches.ended, stats)
 
     # --- the run harness's side -------------------------------------------------------------
 
@@ -105,7 +109,7 @@ class SB3Trainer:
         with cli.atomic_open(path, "wb") as handle:
             self.model.save(handle)
 
-    def write_checkpoint(self, captured: Any, counters: run.Counters, out: Path) -> Path:
+    def write_checkpoint(self, captured: Any, counters: Counters, out: Path) -> Path:
         path = out / self.policy_name  # the model is its own checkpoint (no --resume)
         self.write_policy(captured, path)
         return path
@@ -128,11 +132,11 @@ class SB3Trainer:
         self.env.close()
 
 
-def _no_resume(path: Path) -> run.Saved:
-    raise run.ConfigError("train/sb3_ppo.py cannot resume a run; allowed: no --resume")
+def _no_resume(path: Path) -> Saved:
+    raise ConfigError("train/sb3_ppo.py cannot resume a run; allowed: no --resume")
 
 
-SPEC = run.Spec(
+SPEC = Spec(
     prog="python train/sb3_ppo.py",
     description="MaskablePPO (sb3-contrib) on the batched vector env, against fixed "
     "opponents (defaults: configs/train/ppo.yaml); writes model.zip.",
@@ -140,7 +144,7 @@ SPEC = run.Spec(
     build=SB3Trainer,
     read_checkpoint=_no_resume,
     outputs="model.zip, best.zip, evaluations.csv, summary.json, tb/",
-    flags=(run.Flag("--opponents", str, "expert", "the agent in every opponent seat"),),
+    flags=(Flag("--opponents", str, "expert", "the agent in every opponent seat"),),
     unsupported={
         "self_play_games": 0,
         "anneal_lr": False,
@@ -152,7 +156,7 @@ SPEC = run.Spec(
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run.main(SPEC, argv)
+    return session.main(SPEC, argv)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Prints one table (medians of ``--repeats`` runs, the two trainer modes interleav
 
 * the trainer with the default config, in both modes of ``overlap``: learner decisions per
   second of whole updates one after another, overlapped (the next rollout collected in a
-  second process while this one trains, train/overlap.py) and in one process (collection,
+  second process while this one trains, train/ppo_parts/overlap.py) and in one process (collection,
   then update), and for the one-process collection alone; their approx_kl and clip
   fraction (the overlapped update trains on data one update behind);
 * the vector env (batch 8192, 2 players) with a trained policy as the opponent: learner
@@ -24,16 +24,16 @@ import torch
 
 from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
-from train import ppo, run
+from train import ppo
+from train.run.command_line import parse
+from train.run.protocol import Counters, Update
 
 
 def trainer_rate(seconds: float, overrides: list[str]) -> tuple[float, float]:
     """One process: (decisions/s of collection + update, decisions/s of collection alone)."""
-    settings = run.parse(
-        ppo.SPEC, ["--out", "/tmp/sto-odno-throughput", *overrides, "overlap=false"]
-    )
+    settings = parse(ppo.SPEC, ["--out", "/tmp/sto-odno-throughput", *overrides, "overlap=false"])
     trainer = ppo.PPO(settings)
-    counters = run.Counters()
+    counters = Counters()
     trainer.train(counters)  # warm up
     steps = collect_time = total_time = 0.0
     while total_time < seconds:
@@ -53,13 +53,13 @@ def update_rate(seconds: float, overrides: list[str], overlap: bool) -> dict[str
     """Decisions/s of whole updates (:meth:`PPO.train` one after another, as the run
     harness calls it) in the mode ``overlap``, and the updates' mean approx_kl and clip
     fraction."""
-    settings = run.parse(
+    settings = parse(
         ppo.SPEC,
         ["--out", "/tmp/sto-odno-throughput", *overrides, f"overlap={str(overlap).lower()}"],
     )
     trainer = ppo.PPO(settings)
     try:
-        counters = run.Counters()
+        counters = Counters()
         for _ in range(3):  # warm up: the collector's start, its first rollouts
             _advance(counters, trainer.train(counters))
         steps = elapsed = 0.0
@@ -81,7 +81,7 @@ def update_rate(seconds: float, overrides: list[str], overlap: bool) -> dict[str
     }
 
 
-def _advance(counters: run.Counters, update: run.Update) -> None:
+def _advance(counters: Counters, update: Update) -> None:
     counters.update += 1
     counters.global_step += update.decisions
 

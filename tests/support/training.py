@@ -16,7 +16,8 @@ from pathlib import Path
 import torch
 from helpers import start
 
-from train import ppo, run
+from train import ppo
+from train.run.session import Session, execute
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "data" / "checkpoints"  # checkpoints written by older kits
@@ -35,11 +36,11 @@ def tiny_run(out: Path, steps: int, *extra: str, resume: Path | None = None) -> 
 
 def tiny_session(
     out: Path, steps: int, *extra: str, resume: Path | None = None
-) -> tuple[ppo.PPO, run.Session]:
+) -> tuple[ppo.PPO, Session]:
     argv = [*TINY, "--out", str(out), "--total-steps", str(steps), "--no-progress", *extra]
     if resume is not None:
         argv += ["--resume", str(resume)]
-    code, session = run.execute(ppo.SPEC, argv)
+    code, session = execute(ppo.SPEC, argv)
     assert code == 0
     return session.trainer, session
 

@@ -18,17 +18,13 @@ from typing import TYPE_CHECKING
 
 from sto_odno_env.tools.errors import StoOdnoError
 from train import config as settings_module
-from train.config import FIELDS, ConfigError, TrainConfig
-from train.protocol import Saved, Settings, Spec
+from train.config_keys import FIELDS, ConfigError, TrainConfig
+from train.run.evaluations import eval_counts
+from train.run.outputs import run_files
+from train.run.protocol import Saved, Settings, Spec
 
 if TYPE_CHECKING:
     from sto_odno_env.game.rules import Rules
-
-# What a trainer writes into --out: a folder holding any of these holds a run.
-RUN_FILES = (
-    "checkpoint.pt", "checkpoint", "policy.pt", "model.zip", "best.pt", "best.zip",
-    "evaluations.csv", "summary.json", "tb", "exploit.json", "curve.csv", "curve.png",
-)  # fmt: skip
 
 
 def user_errors() -> tuple[type[Exception], ...]:
@@ -110,7 +106,7 @@ def settings(
     caller built, e.g. the best-response trainer): its rules, the split of ``num_envs``,
     the evaluation opponent and ``--out`` are checked now, before torch loads."""
     rules = check_rules(config)
-    from train.tables import counts_and_sizes
+    from train.ppo_parts.tables import counts_and_sizes
 
     counts_and_sizes(config)  # a split of num_envs that fails does so now, before torch
     if saved is not None:
@@ -182,11 +178,6 @@ def parser(spec: Spec, defaults: dict[str, object]) -> argparse.ArgumentParser:
     return result
 
 
-def run_files(out: Path) -> list[str]:
-    """The run files (:data:`RUN_FILES`) in the folder ``out``."""
-    return [name for name in RUN_FILES if (out / name).exists()]
-
-
 def check_out(spec: Spec, out: Path, saved: Saved | None, overwrite: bool) -> None:
     """``out`` must be a folder (or not exist yet) that holds no other run: the resumed
     run's own folder, or any with ``overwrite``."""
@@ -219,11 +210,6 @@ def as_text(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(map(str, value)) + "]"
     return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def eval_counts(config: TrainConfig) -> list[int]:
-    """The player counts an evaluation plays: each of ``players_mix``, or ``players``."""
-    return list(config.players_mix) or [config.players]
 
 
 def check_rules(config: TrainConfig) -> Rules:

@@ -6,13 +6,13 @@ and how to build their :class:`~train.protocol.Trainer`) and keep only the algor
 harness does the rest the same way for all three, one concern a module, in the spirit of
 Stable-Baselines3's callbacks and logger:
 
-* the command line and the no-overwrite rule: :mod:`train.command_line`;
-* the budget (``minutes``, ``total_steps``) and the speed estimate: :mod:`train.budget`;
-* evaluations every ``eval_every_minutes`` and ``best.pt``: :mod:`train.cadence`;
+* the command line and the no-overwrite rule: :mod:`train.run.command_line`;
+* the budget (``minutes``, ``total_steps``) and the speed estimate: :mod:`train.run.budget`;
+* evaluations every ``eval_every_minutes`` and ``best.pt``: :mod:`train.run.evaluations`;
 * checkpoints every ``checkpoint_every_minutes``, the files in ``--out``:
-  :mod:`train.checkpointing`;
-* Ctrl-C and SIGTERM: :mod:`train.signals` (the last finished update is saved, exit 130);
-* progress bars or lines: :mod:`train.console`; the summary: :mod:`train.summary`.
+  :mod:`train.run.outputs`;
+* Ctrl-C and SIGTERM: :mod:`train.run.signals` (the last finished update is saved, exit 130);
+* progress bars or lines: :mod:`train.run.console`; the summary: :mod:`train.run.summary`.
 
 This module is the loop: set-up, warm start, a first evaluation, then updates until the
 budget or ``total_steps``, with an evaluation and a checkpoint when due; the final
@@ -28,23 +28,23 @@ import time
 from pathlib import Path
 
 from sto_odno_env.tools import cli
-from train import cadence
-from train.budget import Budget, BudgetError
-from train.cadence import Evaluations
-from train.checkpointing import Outputs
-from train.command_line import parse, run_errors, user_errors
-from train.config import LEAGUE_BOTS, ConfigError
-from train.console import Console, duration, rate
-from train.protocol import Counters, Flag, Saved, Settings, Spec, Trainer, Update
-from train.signals import Interrupted, Signals
-from train.summary import Session as Figures
-from train.summary import evaluation_rows, report, resume_command, saved_text, summary_json
-
-__all__ = [
-    "BudgetError", "ConfigError", "Console", "Counters", "Flag", "Saved",
-    "Session", "Settings", "Spec", "Trainer", "Update", "execute", "main", "parse",
-    "user_errors",
-]  # fmt: skip
+from train.config_keys import LEAGUE_BOTS
+from train.run import evaluations
+from train.run.budget import Budget, BudgetError
+from train.run.command_line import parse, run_errors, user_errors
+from train.run.console import Console, duration, rate
+from train.run.evaluations import Evaluations
+from train.run.outputs import Outputs
+from train.run.protocol import Counters, Settings, Spec, Trainer, Update
+from train.run.signals import Interrupted, Signals
+from train.run.summary import (
+    Figures,
+    evaluation_rows,
+    report,
+    resume_command,
+    saved_text,
+    summary_json,
+)
 
 
 class Session:
@@ -258,7 +258,7 @@ class Session:
         rows = self.evaluations.play(label, agent, counters, self.console)
         with self.signals.hold():
             counters.evaluations.extend(rows)
-            score = cadence.score(rows)
+            score = evaluations.score(rows)
             if score > counters.best_rate:
                 counters.best_rate = score
                 self.trainer.write_policy(self.captured, self.outputs.folder() / self.best_name())

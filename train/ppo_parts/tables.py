@@ -23,8 +23,8 @@ import numpy as np
 
 from sto_odno_env.envs.learner import LearnerGames
 from sto_odno_env.game.rules import Rules
-from train.config import ConfigError, TrainConfig
-from train.league import League
+from train.config_keys import ConfigError, TrainConfig
+from train.ppo_parts.league import League
 
 GROUP_SEED_STRIDE = 1_000_003  # the games and league of group i > 0 play seed + i * this
 

@@ -24,7 +24,7 @@ from sto_odno_env.envs.learner import engine_arrays, restore_engine_arrays
 from sto_odno_env.game import engine, rng
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.views.observation import obs_size, observe
-from train.masked import sample
+from train.ppo_parts.masked import sample
 
 _ROW_KEYS = ("obs", "masks", "actions", "logp", "values")
 

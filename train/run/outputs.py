@@ -15,8 +15,18 @@ import time
 from pathlib import Path
 
 from sto_odno_env.tools import cli
-from train.command_line import run_files
-from train.protocol import Captured, Counters, Record, Trainer
+from train.run.protocol import Captured, Counters, Record, Trainer
+
+# What a trainer writes into --out: a folder holding any of these holds a run.
+RUN_FILES = (
+    "checkpoint.pt", "checkpoint", "policy.pt", "model.zip", "best.pt", "best.zip",
+    "evaluations.csv", "summary.json", "tb", "exploit.json", "curve.csv", "curve.png",
+)  # fmt: skip
+
+
+def run_files(out: Path) -> list[str]:
+    """The run files (:data:`RUN_FILES`) in the folder ``out``."""
+    return [name for name in RUN_FILES if (out / name).exists()]
 
 
 class Outputs:

@@ -1,6 +1,6 @@
 """The env each RLlib env runner steps for ``train/rllib_ppo.py``: :class:`LeagueVectorEnv`
 (the kit's vector env against a league, as RLlib wants it: next-step auto-reset, the Dict
-observation of ``train/rllib_module.py``'s ``KEYS``, illegal actions raise), its creator
+observation of ``train/rllib/module.py``'s ``KEYS``, illegal actions raise), its creator
 registered with Ray (:func:`make_env`), and the functions the driver runs on every runner
 (``foreach_env_runner``): seeding its league, pushing the driver's weights and snapshots,
 timed sampling.
@@ -21,8 +21,8 @@ from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
 from sto_odno_env.game.rules import load_rules
 from sto_odno_env.views.observation import obs_size
 from train import deferred_import
-from train.config import LeagueConfig
-from train.rllib_module import KEYS
+from train.config_keys import LeagueConfig
+from train.rllib.module import KEYS
 
 if TYPE_CHECKING:
     import torch
@@ -36,7 +36,7 @@ class LeagueVectorEnv(StoOdnoVectorEnv):
     stepped (``decisions``)."""
 
     def __init__(self, num_envs: int, env_config: dict[str, Any]):
-        from train.league import League  # torch and the bots, on the runner
+        from train.ppo_parts.league import League  # torch and the bots, on the runner
 
         rules = load_rules(env_config["rules"])
         players = int(env_config["players"])

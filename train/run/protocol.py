@@ -1,4 +1,4 @@
-"""The seam between the run harness (``train/run.py``) and an algorithm: what a trainer
+"""The seam between the run harness (``train/run/session.py``) and an algorithm: what a trainer
 gives (:class:`Spec`, :class:`Trainer`) and what the harness hands it (:class:`Settings`,
 :class:`Saved`, :class:`Counters`, :class:`Update`).
 
@@ -15,12 +15,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from train.config import TrainConfig
+from train.config_keys import TrainConfig
 
 if TYPE_CHECKING:
     from sto_odno_env.bots.policy import BasePolicy
     from sto_odno_env.game.rules import Rules
-    from train.console import Console
+    from train.run.console import Console
 
 # Plain data, as a checkpoint or summary.json holds it (numbers, strings, tensors, lists and
 # dicts of them).
@@ -88,7 +88,7 @@ class Trainer(Protocol[Captured]):
     policy_name: str  # the policy file in --out: "policy.pt"
 
     def warm_start(self, console: Console) -> dict[str, float]:
-        """Imitate ``config.warm_start`` (train/imitation.py); its statistics."""
+        """Imitate ``config.warm_start`` (train/ppo_parts/imitation.py); its statistics."""
 
     def warm_start_seconds(self) -> float:
         """The warm start's time, measured on a small sample of it."""

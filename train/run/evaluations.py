@@ -1,6 +1,6 @@
 """Evaluation during a run: every ``eval_every_minutes`` (and at the start and the end),
 duplicate deals against ``eval_opponent``, the same deals every time
-(``train/evaluation.py``); each evaluation is a row of ``evaluations.csv`` per player count,
+(``train/run/evaluate.py``); each evaluation is a row of ``evaluations.csv`` per player count,
 and the best evaluated policy is ``best.pt``.
 
 What picks ``best.pt``: the rate at one player count, or the mean rate above par over
@@ -14,16 +14,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sto_odno_env.bots.policy import BasePolicy
-from train.command_line import eval_counts
-from train.config import TrainConfig
-from train.console import Console, duration
-from train.protocol import Counters, Record
+from train.config_keys import TrainConfig
+from train.run.console import Console, duration
+from train.run.protocol import Counters, Record
 
 if TYPE_CHECKING:
-    from train.evaluation import ExactTable
+    from train.run.evaluate import ExactTable
 
 EVALUATION_SEED_OFFSET = 100_003  # the evaluation deals: another stream than the games'
 Rows = list[Record]
+
+
+def eval_counts(config: TrainConfig) -> list[int]:
+    """The player counts an evaluation plays: each of ``players_mix``, or ``players``."""
+    return list(config.players_mix) or [config.players]
 
 
 class Evaluations:
@@ -54,7 +58,7 @@ class Evaluations:
         """Evaluate ``agent`` (the policy at ``counters.update``); its rows, one per player
         count, with a progress bar labelled ``label``."""
         from sto_odno_env.bots.registry import load as load_agent
-        from train.evaluation import ExactTable, evaluate
+        from train.run.evaluate import ExactTable, evaluate
 
         config = self.config
         began = time.monotonic()

@@ -12,7 +12,7 @@ pickled reference to it is loaded on an env runner or from a checkpoint.
 
 from __future__ import annotations
 
-from train.masked import make_networks, masked_logits
+from train.ppo_parts.masked import make_networks, masked_logits
 
 KEYS = ("observations", "action_mask")  # RLlib's action-masking convention
 

@@ -22,8 +22,8 @@ import torch
 
 from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game.rules import Rules
-from train.config import LEAGUE_BOTS, LeagueConfig
-from train.masked import sample
+from train.config_keys import LEAGUE_BOTS, LeagueConfig
+from train.ppo_parts.masked import sample
 
 if TYPE_CHECKING:
     from torch import nn

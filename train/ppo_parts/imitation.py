@@ -26,13 +26,13 @@ from sto_odno_env.bots.registry import load as load_agent
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.views.observation import obs_size, observe
-from train.config import LEAGUE_BOTS, TrainConfig
-from train.masked import entropy, log_probs, widen_into, widens
+from train.config_keys import LEAGUE_BOTS, TrainConfig
+from train.ppo_parts.masked import entropy, log_probs, widen_into, widens
 
 if TYPE_CHECKING:
     from torch import nn
 
-    from train.run import Console
+    from train.run.console import Console
 
 SAMPLE_STEPS = 16  # engine steps of the bot's games that the time estimate measures
 

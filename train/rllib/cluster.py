@@ -13,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 from sto_odno_env.tools.cli import require
-from train.config import ConfigError
+from train.config_keys import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 RUNTIME_EXCLUDES = [".venv", ".git", "runs", "out", "notebooks", "*.egg-info", "__pycache__"]

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 from sto_odno_env.bots.checkpoint import CheckpointError, policy_record, write_atomic
 from sto_odno_env.game.rules import load_rules
 from train import deferred_import
-from train.command_line import user_errors
-from train.protocol import Counters, Record, Saved
-from train.rllib_module import module_class
+from train.rllib.module import module_class
+from train.run.command_line import user_errors
+from train.run.protocol import Counters, Record, Saved
 
 if TYPE_CHECKING:
     import torch

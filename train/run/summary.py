@@ -9,15 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sto_odno_env.tools.cli import python_command
-from train import cadence
-from train.checkpointing import Outputs
-from train.config import TrainConfig
-from train.console import Console, rate
-from train.protocol import Counters, Record, Saved
+from train.config_keys import TrainConfig
+from train.run import evaluations
+from train.run.console import Console, rate
+from train.run.outputs import Outputs
+from train.run.protocol import Counters, Record, Saved
 
 
 @dataclass
-class Session:
+class Figures:
     """This command's own figures (the counters hold all sessions')."""
 
     updates: int = 0
@@ -72,7 +72,7 @@ def report(
     status: str,
     rows: list[tuple[str, str]],
     counters: Counters,
-    session: Session,
+    figures: Figures,
     wall: float,
     scores: dict[str, float],
     out: Path,
@@ -86,7 +86,7 @@ def report(
         return
     rows = [
         *rows,
-        ("updates", f"{counters.update:,} ({session.updates:,} in this command)"),
+        ("updates", f"{counters.update:,} ({figures.updates:,} in this command)"),
         ("learner decisions", f"{counters.global_step:,} trained on"),
         ("learner matches", f"{counters.episodes:,} finished in the training games"),
         (
@@ -96,8 +96,8 @@ def report(
         ),
         (
             "speed",
-            f"{rate(session.rate)} (learner decisions per second of update time, this command)"
-            if session.updates
+            f"{rate(figures.rate)} (learner decisions per second of update time, this command)"
+            if figures.updates
             else "- (no update in this command)",
         ),
         ("command time", f"{wall / 60:.1f} min of wall clock"),
@@ -115,13 +115,13 @@ def evaluation_rows(counters: Counters, best_name: str | None) -> list[tuple[str
     """The summary's lines on the best evaluation (its file ``best_name``; None: no trainer
     was built to name it) and the latest."""
     rows = []
-    best = cadence.best(counters.evaluations)
+    best = evaluations.best(counters.evaluations)
     if best is not None and best_name is not None:
-        rows.append((best_name, f"update {best[0]['update']:,}: {cadence.describe(best)}"))
-    latest = cadence.latest(counters.evaluations)
+        rows.append((best_name, f"update {best[0]['update']:,}: {evaluations.describe(best)}"))
+    latest = evaluations.latest(counters.evaluations)
     if latest is not None:
         rows.append(
-            ("latest evaluation", f"update {latest[0]['update']:,}: {cadence.describe(latest)}")
+            ("latest evaluation", f"update {latest[0]['update']:,}: {evaluations.describe(latest)}")
         )
     return rows
 
@@ -130,15 +130,15 @@ def summary_json(
     status: str,
     outputs: Outputs,
     counters: Counters,
-    session: Session,
+    figures: Figures,
     wall: float,
     scores: dict[str, float],
     config: TrainConfig,
     extra: Record,
 ) -> str:
     """``summary.json``'s text."""
-    latest = cadence.latest(counters.evaluations)
-    best = cadence.best(counters.evaluations)
+    latest = evaluations.latest(counters.evaluations)
+    best = evaluations.best(counters.evaluations)
     data = {
         "status": status,
         "saved_update": outputs.saved_update,
@@ -148,7 +148,7 @@ def summary_json(
         "learner_matches": counters.episodes,
         "training_minutes": round(counters.elapsed / 60, 3),
         "command_minutes": round(wall / 60, 3),
-        "decisions_per_second": round(session.rate),
+        "decisions_per_second": round(figures.rate),
         "decisions_per_second_counts": "learner decisions per second of update time "
         "(collection and learning), this command",
         "latest_evaluation": _one_or_list(latest),

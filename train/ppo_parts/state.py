@@ -1,5 +1,5 @@
 """What a PPO run saves and hands over: its checkpoint (for exact ``--resume``) and the state
-it gives the collector process of overlapped training (``train/overlap.py``).
+it gives the collector process of overlapped training (``train/ppo_parts/overlap.py``).
 
 :class:`PPOState` is the run-harness side of :class:`train.ppo.PPO` (which inherits it),
 in the manner of Stable-Baselines3's ``BaseAlgorithm.save``/``load`` beside its ``PPO``:
@@ -29,15 +29,15 @@ import numpy as np
 from sto_odno_env.bots import checkpoint
 from sto_odno_env.bots.checkpoint import CheckpointError
 from train import deferred_import
-from train.protocol import Counters, Saved
+from train.run.protocol import Counters, Saved
 
 if TYPE_CHECKING:
     import torch
 
-    from train.config import TrainConfig
-    from train.overlap import Collector
-    from train.selfplay import SelfPlayGames
-    from train.tables import Tables
+    from train.config_keys import TrainConfig
+    from train.ppo_parts.overlap import Collector
+    from train.ppo_parts.selfplay import SelfPlayGames
+    from train.ppo_parts.tables import Tables
 else:  # loaded on first use, so that a bad command line fails before torch's seconds of loading
     torch = deferred_import("torch")
 
@@ -223,7 +223,7 @@ class PPOState:
         self.member_score = training["member_score"].numpy().copy()
         self.member_games = training["member_games"].numpy().copy()
 
-    # --- the collector's hand-over (train/overlap.py) ------------------------------------------
+    # --- the collector's hand-over (train/ppo_parts/overlap.py) -----------------------------------
 
     def handover(self, rollout: int) -> Record:
         """What a collector needs to collect from rollout ``rollout`` on (plain data,

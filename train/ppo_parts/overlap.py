@@ -48,7 +48,7 @@ import torch
 from sto_odno_env.tools import cli
 
 if TYPE_CHECKING:
-    from train.config import TrainConfig
+    from train.config_keys import TrainConfig
 
 SIGNALS = cli.STOP_SIGNALS
 ROLLOUT_FIELDS = ("obs", "masks", "actions", "logprobs", "values", "advantages", "returns")
@@ -299,7 +299,7 @@ class _Loop:
     ``handover``, ``network_tensors``)."""
 
     def __init__(self, config, rules, state, buffers, weights, inbox, outbox, learner, trainer):
-        from train.protocol import Settings
+        from train.run.protocol import Settings
 
         settings = Settings(config, rules, None, {}, None, None, frozenset(), False)
         self.trainer = trainer(settings)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sto_odno_env.game.rules import Rules
-from train.config import TrainConfig
-from train.rllib_env import make_env
-from train.rllib_module import module_class
+from train.config_keys import TrainConfig
+from train.rllib.env import make_env
+from train.rllib.module import module_class
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.ppo import PPOConfig

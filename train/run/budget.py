@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import time
 
-from train.config import ConfigError, TrainConfig
-from train.console import duration, rate
+from train.config_keys import ConfigError, TrainConfig
+from train.run.console import duration, rate
 
 SETTLE_UPDATES = 4  # updates after the first over which the speed estimate is measured
 SETTLE_SECONDS = 60.0  # ... or fewer, when they take this long
