@@ -251,7 +251,7 @@ def test_action_strings_of_the_yaml_variants_parse_back(example):
 def test_a_seat_view_names_cards_by_its_own_deck_whatever_was_shown_before():
     """Views of a 36-card and a 52-card match in one process: each names the cards of its
     own deck, and showing one leaves the other's text as it was."""
-    from sto_odno_env.records.playback import SteppedMatch
+    from sto_odno_env.records.stepping import SteppedMatch
 
     def played(rules: str, seed: int) -> tuple[engine.State, list[dict]]:
         match = SteppedMatch(rules, 2, seed)

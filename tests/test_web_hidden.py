@@ -28,7 +28,7 @@ from sto_odno_env.apps.web import svg
 from sto_odno_env.apps.web.app import WebConfig, create_app
 from sto_odno_env.apps.web.match import WebMatch
 from sto_odno_env.game.cards import card_name
-from sto_odno_env.records.playback import SteppedMatch
+from sto_odno_env.records.stepping import SteppedMatch
 
 # (rules, players, opponent) played by the API and by the forms; yard steals from a hand
 # when the stock runs dry, ukrainian and classic 3-4 players have penalties and skips.

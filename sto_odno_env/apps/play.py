@@ -31,8 +31,9 @@ from typing import Any, TextIO
 from ..game import engine
 from ..game.cards import PHASE_ORDER
 from ..game.rules import PRESETS, Rules, RulesError, load_rules
-from ..records.playback import Playback, SteppedMatch
+from ..records.playback import Playback
 from ..records.record import write_records
+from ..records.stepping import SteppedMatch
 from ..tools import cli
 from ..tools.errors import StoOdnoError
 from ..views.observation import observe_one

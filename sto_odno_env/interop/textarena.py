@@ -46,7 +46,7 @@ from typing import Any
 import textarena as ta
 
 from ..game.rules import PRESETS, Rules, load_rules
-from ..records.playback import SteppedMatch
+from ..records.stepping import SteppedMatch
 from ..views.observation import observe_one
 from ..views.text import (
     TextActionError,

@@ -1,7 +1,7 @@
 """One human's match at the web table, stepped by the server a decision at a time.
 
 The server deals and keeps the game: :class:`WebMatch` holds the match (a
-:class:`~sto_odno_env.records.playback.SteppedMatch`: the engine state and the record) and
+:class:`~sto_odno_env.records.stepping.SteppedMatch`: the engine state and the record) and
 the agents in the other seats, and lets the agents play (and forced decisions be taken)
 until the human has a real decision or the match is over. What the human may
 know is gathered here as it happens, through :mod:`sto_odno_env.views.screen`'s event texts for
@@ -21,7 +21,7 @@ import numpy as np
 
 from ...game.engine import State
 from ...game.rules import Rules
-from ...records.playback import SteppedMatch
+from ...records.stepping import SteppedMatch
 from ...tools.errors import StoOdnoError
 from ...views.observation import observe_one
 from ...views.screen import Screen, event_text, match_result_lines
