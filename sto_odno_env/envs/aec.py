@@ -7,70 +7,11 @@
 | Actions | ``Discrete(42)``: 0–35 play card, 36–39 order suit ♠ ♣ ♦ ♥, 40 draw, 41 pass |
 | Observation | ``Dict(observation=Box(float32, (189,)), action_mask=Box(0, 1, (42,), int8))`` |
 
-Other rule sets (docs/rules.md §12) size both from the rules, ``Rules.num_actions`` and
-``observation.obs_size(rules)``: ``last_card_call`` adds an action (42: call) and an
-observation entry; ``deck: 52`` has ``Discrete(58)`` and 253 entries (docs/environments.md).
-
-A thin layer over the batched engine (:mod:`sto_odno_env.game.engine`) with a batch of one.
-
-**Keyword arguments.** ``rules`` (preset name, YAML path or :class:`Rules`, default
-``"classic"``), ``players`` (2–6, default 2), ``render_mode`` (None, ``"ansi"``,
-``"human"``, ``"rgb_array"``: a picture of the table with every hand face up, from
-:mod:`sto_odno_env.views.picture`; offered only where Pillow is installed),
-``reward`` (``"match"``, ``"round"`` or ``"first"``), ``illegal_action`` (``"penalize"``,
-the default, or ``"raise"``), ``eliminated`` (``"leave"``, the default, or ``"stay"``),
-``record`` (keep the match's record events: ``env.unwrapped.record()``).
-``reset(options={"state": state})`` starts from a given engine state of one game.
-
-**Observation.** The seat's own view (:mod:`sto_odno_env.views.observation`, ``LAYOUT``): its
-hand, the top card and ordered suit, the phase, the card it just drew, the discard pile,
-the stacked penalty, the stock size, and for each other seat clockwise its hand size,
-total, whether it is in and whether it deals. Nothing hidden. The mask is also in
-``infos[agent]["action_mask"]``; an agent not to act gets an all-zero mask.
-
-**Turns.** Decisions with exactly one legal action are taken by the engine and never
-shown. The same agent can act twice in a row: a queen is followed by its player's suit
-order (36–39), a card that must be covered by its cover, a skip in a duel by another turn.
-
-**Rewards.** ``reward="match"`` (default): zero at every step until the match ends, then
-zero-sum by final ranking: +1 for the first to −1 for the last, linear in the place (±1
-with two players; tied players share). Under ``last_survivor`` an eliminated player gets
-its reward when it goes out (its place is final then) and leaves ``agents`` through the
-dead-step convention. ``reward="round"``: in addition, at each round end every player in
-that round gets −(points it scored in the round) / target. ``reward="first"``: instead of
-the match reward, +1 for first place alone and −1/(P−1) for any other place (a tie for
-first included), paid when the match reward would be. A truncated match (docs/rules.md §8)
-gives no terminal reward (players eliminated earlier keep theirs).
-
-**Eliminated players** (``last_survivor`` with 3 or more players). ``eliminated="leave"``
-(default): the player is terminated when it goes out and leaves ``agents`` through
-PettingZoo's dead step (its ``env.step(None)``). ``eliminated="stay"``: it stays in
-``agents``, is never selected to act (all-zero mask, ``infos[agent]["eliminated"]`` is
-True), gets its reward in the step it goes out, and is terminated with everyone when the
-match ends; ``agents`` stays the same for the whole match, as clients that step every
-agent together expect (PettingZoo's turn-based-to-parallel converter, TorchRL, Tianshou).
-
-**Illegal actions.** ``illegal_action="penalize"`` (default, as PettingZoo's classic games)
-gives the offender −1 and the others 0, and ends the match for everyone
-(``infos[offender]["illegal_action"]`` says what was wrong); ``"raise"`` raises
-:class:`IllegalActionError` (a ``ValueError``) naming the action, the phase and the legal
-actions, which training and tests use so that a wrong mask cannot go unnoticed. Either
-applies to an action of the space that the mask forbids; a value that is no action of the
-space (``99``, ``-1``, ``1.5``, ``"3"``, ``True``, ``None`` for an agent to act) raises
-:class:`~sto_odno_env.envs.table_config.ActionSpaceError` (a ``ValueError``) in both modes,
-and nothing changes. Python and numpy integers are actions.
-
-**State.** ``state()`` is PettingZoo's global state: a float32 array of
-``state_space`` (``observation.global_state``: every hand visible, seats absolute, the
-array a centralised critic reads; layout ``observation.state_layout(rules)``, version
-``observation.STATE_VERSION``). ``engine_state()`` returns a copy of the full engine state
-(all hands, the stock order) for search and debugging; ``get_state()``/``set_state()``
-snapshot and restore the env, ``clone()`` copies it.
-
-**Version history.** v0: first release. Within v0 (rules, observations and rewards of legal
-play unchanged): ``state()`` became the global state array (the engine copy is
-``engine_state()``), ``illegal_action`` defaults to ``"penalize"`` (it was ``"raise"``),
-``eliminated`` was added, and the observation space got finite bounds.
+A thin layer over the batched engine (:mod:`sto_odno_env.game.engine`) with a batch of one:
+:class:`raw_env` and :func:`env`. What it takes and gives (the keyword arguments, other
+rule sets' sizes, the observation, turns, rewards, eliminated players, illegal actions,
+the global state, search and rendering, the version history) is written once, in
+docs/environments.md, "PettingZoo AEC".
 """
 
 from __future__ import annotations
