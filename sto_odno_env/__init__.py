@@ -12,7 +12,11 @@ The package is laid out in layers, each importing only from those below it
 * :mod:`sto_odno_env.envs`: the PettingZoo AEC env ``sto_odno_v0`` (also
   ``pettingzoo.make("aec", "sto_odno_v0")``), the Gymnasium env and vector env
   (``gymnasium.make("StoOdno-v0")``, ``gymnasium.make_vec``), the stable-baselines3 VecEnv.
-* :mod:`sto_odno_env.apps`: the terminal game and the benchmark.
+* :mod:`sto_odno_env.interop`: the bridges to other game APIs, the OpenSpiel game
+  (``python_sto_odno``) and the TextArena env.
+* :mod:`sto_odno_env.apps`: the terminal game, the benchmark and the web table; this
+  package's ``record``, ``replay``, ``play``, ``bench`` and ``web`` modules run the programs
+  (``python -m sto_odno_env.play``, ...).
 * :mod:`sto_odno_env.tools`: what the programs share (command-line helpers, the docs'
   generated blocks) and the kit's error family: every error the kit raises for input it
   refuses is a :class:`StoOdnoError` (a ``ValueError``).
