@@ -6,7 +6,7 @@ representative case, the command-line runs in subprocesses, notebooks and traini
 runs both (``scripts/test.sh``).
 
 Optional extras: a test that needs one skips on a base install (``pip install -e .`` plus
-pytest and hypothesis) through :func:`helpers.need` or the fixtures below.
+pytest and hypothesis) through :func:`tests.helpers.need` or the fixtures below.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 from types import ModuleType
 
 import pytest
-from helpers import need, sb3_vec_env
+
+from tests.helpers import need, sb3_vec_env
 
 # The trainer tests that run whole trainings, resumes or the trainer's CLI in a subprocess
 # (seconds each): slow. The quick tier keeps the smallest runs (the tiny run, the SB3 path,

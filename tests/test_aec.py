@@ -16,9 +16,7 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
-from helpers import needs
 from pettingzoo.test import api_test, render_test, seed_test
-from preset_combos import COMBO_PARAMS, COMBOS
 
 from sto_odno_env import PRESETS, Rules, sto_odno_v0
 from sto_odno_env.envs.table_config import ActionSpaceError
@@ -28,6 +26,8 @@ from sto_odno_env.game.engine import IllegalActionError
 from sto_odno_env.records.scenario import Game
 from sto_odno_env.views import observation
 from sto_odno_env.views.observation import LAYOUT, observe
+from tests.helpers import needs
+from tests.preset_combos import COMBO_PARAMS, COMBOS
 
 ORDER_ACTIONS = [36, 37, 38, 39]
 DRAW = 40

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from preset_combos import COMBOS
 
 import agents
 from agents import (
@@ -43,6 +42,7 @@ from sto_odno_env.game.cards import DRAW, NUM_ACTIONS, ORDER_BASE, PASS, parse_c
 from sto_odno_env.game.engine import ORDER, PLAY
 from sto_odno_env.records.scenario import Game
 from sto_odno_env.views.observation import OBS_SIZE, ObservationView, observe
+from tests.preset_combos import COMBOS
 
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 SUIT = {"♠": 0, "♣": 1, "♦": 2, "♥": 3}

@@ -18,7 +18,6 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
-from helpers import sb3_vec_env
 
 import sto_odno_env  # noqa: F401  (registers StoOdno-v0)
 from agents import AgentError, load
@@ -33,6 +32,7 @@ from sto_odno_env.game.engine import IllegalActionError
 from sto_odno_env.game.rules import Rules, RulesError
 from sto_odno_env.records import record, replay
 from sto_odno_env.records.replay import RecordError
+from tests.helpers import sb3_vec_env
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "tests" / "data" / "records" / "classic-2p.jsonl"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from helpers import needs
 
 from sto_odno_env.apps import bench
+from tests.helpers import needs
 
 
 @pytest.mark.slow  # ~20 s: every section, peers included

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import needs
 
 import agents
 from sto_odno_env.bots import catalog
 from sto_odno_env.bots.registry import SHIPPED, AgentError
 from sto_odno_env.game.rules import PRESETS, load_rules
+from tests.helpers import needs
 
 REPO = Path(__file__).resolve().parents[1]
 STRENGTH = REPO / "lab" / "strength" / "strength.json"

@@ -19,7 +19,6 @@ import pytest
 pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
 
 import torch
-from helpers import Stopped, assert_stopped, stop_name, stop_when_ready
 
 from agents import load
 from sto_odno_env.bots.checkpoint import build_network, read
@@ -27,6 +26,7 @@ from sto_odno_env.bots.registry import SHIPPED, AgentError
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import load_rules
 from sto_odno_env.views.observation import observe
+from tests.helpers import Stopped, assert_stopped, stop_name, stop_when_ready
 from train import distill
 
 RULES = load_rules("classic")

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import needs
 
 from sto_odno_env.game.rules import Rules
+from tests.helpers import needs
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]

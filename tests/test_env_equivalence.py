@@ -17,13 +17,13 @@ import json
 
 import numpy as np
 import pytest
-from helpers import CrcPolicy, crc_choice
 
 from sto_odno_env import Rules, sto_odno_v0
 from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
 from sto_odno_env.game import engine, rng
 from sto_odno_env.records.replay import replay_lines
 from sto_odno_env.views.observation import observe
+from tests.helpers import CrcPolicy, crc_choice
 
 SHORT = Rules.preset("classic").replace(target=30)  # shorter matches, same game otherwise
 

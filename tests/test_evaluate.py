@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import Stopped, assert_stopped, needs, stop_name, stop_when_ready
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +38,7 @@ from agents.stats import Z95, agent_summary, head_to_head, openskill_ratings, wi
 from sto_odno_env.bots.registry import split_agent_names
 from sto_odno_env.game import engine
 from sto_odno_env.views.observation import observe
+from tests.helpers import Stopped, assert_stopped, needs, stop_name, stop_when_ready
 
 ROOT = Path(__file__).resolve().parents[1]
 EPS = 0.0  # wilson() clamps its bounds, so the interval holds the rate exactly

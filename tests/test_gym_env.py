@@ -14,7 +14,6 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
-from helpers import need
 
 from sto_odno_env import Rules
 from sto_odno_env.bots.policy import BasePolicy
@@ -24,6 +23,7 @@ from sto_odno_env.game import engine
 from sto_odno_env.game.cards import card_name
 from sto_odno_env.game.engine import IllegalActionError
 from sto_odno_env.views.observation import ObservationView, observe
+from tests.helpers import need
 
 CHECKED = [("classic", 2), ("yard", 3), ("nines", 4), ("encyclopedia", 5), ("ukrainian", 6)]
 

@@ -9,10 +9,8 @@ import functools
 
 import numpy as np
 import pytest
-from helpers import set_bits
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from preset_combos import COMBO_PARAMS, COMBOS
 
 from sto_odno_env import Rules
 from sto_odno_env.game import engine
@@ -36,6 +34,8 @@ from sto_odno_env.views.observation import (
     total_bounds,
 )
 from sto_odno_env.views.observation import layout as observation_layout
+from tests.helpers import set_bits
+from tests.preset_combos import COMBO_PARAMS, COMBOS
 
 # The table of the module docstring: name, size, kind.
 TABLE = [

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from helpers import need
+
+from tests.helpers import need
 
 pyspiel = need("pyspiel")
 osp = pytest.importorskip("sto_odno_env.interop.openspiel")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import need
+
+from tests.helpers import need
 
 pyspiel = need("pyspiel")
 osp = pytest.importorskip("sto_odno_env.interop.openspiel")

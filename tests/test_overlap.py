@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from support.training import TINY, TrainerProcess, assert_files_agree, stopped
 
+from tests.support.training import TINY, TrainerProcess, assert_files_agree, stopped
 from train import ppo
 from train.config_keys import ConfigError
 from train.ppo_parts import overlap

@@ -9,7 +9,6 @@ import xml.etree.ElementTree as ET
 import gymnasium
 import numpy as np
 import pytest
-from helpers import needs
 
 import sto_odno_env  # noqa: F401  (registers StoOdno-v0)
 from sto_odno_env import sto_odno_v0
@@ -18,6 +17,7 @@ from sto_odno_env.game import engine
 from sto_odno_env.game.cards import NO_CARD, NUM_CARDS, RANK_NAMES, suit_of
 from sto_odno_env.views import picture
 from sto_odno_env.views.picture import Svg, picture_size, table_rgb, table_svg
+from tests.helpers import needs
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import default_sigint
 
 from sto_odno_env.apps.play import main
 from sto_odno_env.game import engine
@@ -41,6 +40,7 @@ from sto_odno_env.game.rules import Rules, load_rules
 from sto_odno_env.records.playback import Playback
 from sto_odno_env.records.replay import replay
 from sto_odno_env.views.text import TextActionError, parse_action
+from tests.helpers import default_sigint
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = Path(__file__).resolve().parent / "data" / "records"

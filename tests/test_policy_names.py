@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import needs
 
 import agents
 from sto_odno_env.bots import catalog, names
 from sto_odno_env.bots.counts import PlayerCountError
+from tests.helpers import needs
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,10 +19,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 import pytest
-from helpers import set_bits
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rules_oracle import deck_cards, playable, same_rank
 
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import (
@@ -35,6 +33,8 @@ from sto_odno_env.game.rules import (
 )
 from sto_odno_env.records import record, replay
 from sto_odno_env.views.render import describe
+from tests.helpers import set_bits
+from tests.rules_oracle import deck_cards, playable, same_rank
 
 
 def ids(rules: Rules) -> tuple[int, int, int, int, frozenset[int]]:
@@ -558,9 +558,8 @@ def scoring_cases(draw):
 @given(case=scoring_cases())
 def test_switch_scoring_matches_the_oracle(case) -> None:
     """§7 and the §12 scoring switches: the engine's round points equal the oracle's."""
-    from rules_oracle import round_points
-
     from sto_odno_env.game.core.scoring import note_plays, score_rounds
+    from tests.rules_oracle import round_points
 
     rules, hands, old, finisher, last, plays = case
     state = engine.empty_state(rules, len(hands), 1)

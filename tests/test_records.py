@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from rules_oracle import playable
 
 from sto_odno_env.game import engine
 from sto_odno_env.game.cards import NUM_CARDS
 from sto_odno_env.game.rules import PRESETS, Rules
 from sto_odno_env.records import record
 from sto_odno_env.records.replay import RecordError, replay, replay_lines
+from tests.rules_oracle import playable
 
 REPO = Path(__file__).resolve().parents[1]
 # In the repository, so a fresh clone replays them; a missing file is a failure, not a skip.

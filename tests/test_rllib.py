@@ -182,7 +182,7 @@ def test_address_where_nothing_answers_is_a_clear_error(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_ctrl_c_waits_for_the_update_in_progress_then_saves_it(tmp_path):
-    from support.training import TrainerProcess, stopped
+    from tests.support.training import TrainerProcess, stopped
 
     out = tmp_path / "run"
     argv = ["--env-runners", "1", "--out", str(out), "--no-progress", *TINY]

@@ -1,15 +1,14 @@
 """Scenario tests for the deal, the opening and an exhausted stock: docs/rules.md §3 and §6.
 
 Each test is a small hand-made deal (``sto_odno_env.records.scenario.Game``); the helpers are in
-``scenario_helpers.py``.
+``tests/scenario_helpers.py``.
 """
 
 from __future__ import annotations
 
-from scenario_helpers import DRAW, PASS, actions, card, held, plays, step, with_effect
-
 from sto_odno_env.game.rules import Rules
 from sto_odno_env.records.scenario import Game, deck_for
+from tests.scenario_helpers import DRAW, PASS, actions, card, held, plays, step, with_effect
 
 
 def test_deal_one_card_at_a_time_from_the_player_after_the_dealer():

@@ -7,9 +7,8 @@ two players sit, seat 1 deals, the opening card has no effect, and so seat 0 mov
 
 from __future__ import annotations
 
-from scenario_helpers import DRAW, PASS, actions, held, ids, plays, with_effect
-
 from sto_odno_env.records.scenario import Game
+from tests.scenario_helpers import DRAW, PASS, actions, held, ids, plays, with_effect
 
 
 def test_playable_same_suit_same_rank_or_wild_queen():

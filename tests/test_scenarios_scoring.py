@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scenario_helpers import DRAW, card, duel, preload, round_end, step
 
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import PRESETS, Rules
 from sto_odno_env.records.scenario import Game, deck_for
+from tests.scenario_helpers import DRAW, card, duel, preload, round_end, step
 
 # --- §7 scoring, §9 presets -------------------------------------------------------------------
 

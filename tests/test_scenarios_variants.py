@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import needs
-from scenario_helpers import card, duel, preload, round_end
 
 from sto_odno_env.game.rules import PRESETS, SWITCH_DEFAULTS, Rules, RulesError
 from sto_odno_env.records.record import play_random_matches, write_records
 from sto_odno_env.records.replay import replay
 from sto_odno_env.records.scenario import Game
+from tests.helpers import needs
+from tests.scenario_helpers import card, duel, preload, round_end
 
 
 def with_points(preset: str, **pairs) -> dict:

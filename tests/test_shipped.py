@@ -7,12 +7,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers import play_a_match_in_the_aec_env  # noqa: E402
-
 from agents import load  # noqa: E402
 from sto_odno_env.bots.registry import SHIPPED, AgentError  # noqa: E402
 from sto_odno_env.envs.gym_env import StoOdnoVectorEnv  # noqa: E402
 from sto_odno_env.game.rules import Rules, load_rules  # noqa: E402
+from tests.helpers import play_a_match_in_the_aec_env  # noqa: E402
 
 ALL_COUNTS = range(2, 7)
 

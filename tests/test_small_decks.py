@@ -20,7 +20,6 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import needs
 
 from sto_odno_env import sto_odno_v0
 from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
@@ -45,6 +44,7 @@ from sto_odno_env.views.observation import (
     observe,
     observe_one,
 )
+from tests.helpers import needs
 
 MICRO = Rules.preset("micro")
 DECK = MICRO.deck  # 7, 8, Q in ♠ ♣

@@ -7,7 +7,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-from helpers import sb3_vec_env
 
 from agents import GreedyAgent
 from sto_odno_env import sto_odno_v0
@@ -15,6 +14,7 @@ from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
 from sto_odno_env.envs.learner import LearnerGames
 from sto_odno_env.envs.sharded import learner_games
 from sto_odno_env.envs.table_config import TableConfig, table_config
+from tests.helpers import sb3_vec_env
 
 
 def test_positional_keyword_and_config_build_the_same_table():

@@ -24,7 +24,6 @@ import pytest
 pytest.importorskip("torch", reason="needs torch (pip install -e '.[train]')")
 
 import torch
-from support.training import TINY, tiny_run, tiny_session
 
 from agents import AgentError, load
 from sto_odno_env import Rules
@@ -33,6 +32,7 @@ from sto_odno_env.bots.registry import SHIPPED
 from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
 from sto_odno_env.game.rules import MAX_PLAYERS
 from sto_odno_env.views.observation import layout
+from tests.support.training import TINY, tiny_run, tiny_session
 from train import ppo, rllib_ppo, sb3_ppo
 from train.config import load_config
 from train.config_keys import ConfigError

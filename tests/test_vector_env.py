@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
-from helpers import CrcPolicy, crc_choice, needs
 
 from sto_odno_env import Rules
 from sto_odno_env.envs.gym_env import StoOdnoEnv, StoOdnoVectorEnv
 from sto_odno_env.game import engine, rng
 from sto_odno_env.views.observation import ObservationView
+from tests.helpers import CrcPolicy, crc_choice, needs
 
 SHORT = Rules.preset("classic").replace(target=30)  # short matches, same game otherwise
 

@@ -26,7 +26,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from helpers import default_sigint
+
+from tests.helpers import default_sigint
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")

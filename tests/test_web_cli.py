@@ -15,7 +15,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from helpers import default_sigint
+
+from tests.helpers import default_sigint
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import assert_stopped, lines_starting, stop_name, stop_when_ready
+
+from tests.helpers import assert_stopped, lines_starting, stop_name, stop_when_ready
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")

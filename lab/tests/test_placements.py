@@ -12,13 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import assert_stopped, lines_starting, stop_name, stop_when_ready
 
 from agents.arena import play
 from agents.evaluate import duplicate_schedule
 from sto_odno_env.bots.features import players_in, view_of
 from sto_odno_env.bots.registry import load
 from sto_odno_env.game.rules import load_rules
+from tests.helpers import assert_stopped, lines_starting, stop_name, stop_when_ready
 
 SCRIPT = Path(__file__).resolve().parents[2] / "lab" / "tools" / "placements.py"
 sys.path.insert(0, str(SCRIPT.parent))

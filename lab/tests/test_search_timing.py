@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import assert_stopped, lines_starting, needs, stop_name, stop_when_ready
+
+from tests.helpers import assert_stopped, lines_starting, needs, stop_name, stop_when_ready
 
 SCRIPT = Path(__file__).resolve().parents[2] / "lab" / "tools" / "search_timing.py"
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from helpers import assert_stopped, lines_starting, needs, stop_when_ready
+
+from tests.helpers import assert_stopped, lines_starting, needs, stop_when_ready
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "lab" / "tools" / "strength.py"

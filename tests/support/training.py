@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import torch
-from helpers import start
 
+from tests.helpers import start
 from train import ppo
 from train.run.session import Session, execute
 
