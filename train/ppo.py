@@ -124,7 +124,7 @@ class Agent:
 class PPO(PPOState):
     """One PPO run: the env setup, the agent, the optimiser and the rollout storage; one
     :meth:`train` call is one update (rollout, GAE, update). ``train/run/session.py`` drives it;
-    what it saves and restores is :class:`train.ppo_state.PPOState`'s."""
+    what it saves and restores is :class:`train.ppo_parts.state.PPOState`'s."""
 
     interruptible = True  # every update's end is captured, so a signal may cut one short
 

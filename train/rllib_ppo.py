@@ -12,12 +12,12 @@ RLlib's PPO runs on its new API stack:
   :class:`~sto_odno_env.envs.gym_env.StoOdnoVectorEnv` of ``num_envs`` games on the batched
   engine (RLlib's ``gym_env_vectorize_mode="vector_entry_point"``), with Gymnasium's
   next-step auto-reset and a Dict observation ``{"observations", "action_mask"}``.
-* The league (:class:`train.league.League`) sits inside each runner's env: the opponents
+* The league (:class:`train.ppo_parts.league.League`) sits inside each runner's env: the opponents
   of every game are drawn at match start as in ``train/ppo.py``. After every update the
   driver pushes the learner's policy weights (``current``) to every runner, and every
   ``league.snapshot_every`` updates the frozen snapshots, with
   ``env_runner_group.foreach_env_runner``.
-* The RLModule (:class:`train.rllib_module.MaskedMLP`) is the kit's policy network exactly:
+* The RLModule (:class:`train.rllib.module.MaskedMLP`) is the kit's policy network exactly:
   ``sto_odno_env.bots.checkpoint.build_network`` for the actor (illegal actions get a logit of -1e9,
   so they are never sampled) and one for the critic, initialised as ``train/ppo.py``'s.
   Every network is sized by the rule set (observation width, number of actions), so a

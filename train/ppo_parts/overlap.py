@@ -134,7 +134,7 @@ class Collector:
         shapes: tuple[int, int, int, int],
         trainer: type,
     ):
-        """Start the collector at ``state`` (:meth:`train.ppo_state.PPOState.handover`, whose
+        """Start the collector at ``state`` (:meth:`train.ppo_parts.state.PPOState.handover`, whose
         ``"rollout"`` is the next rollout's index) and publish ``weights``, the learner's
         at update ``state["rollout"] - 1``. ``trainer`` is the trainer class the collector
         builds (:class:`train.ppo.PPO`: passed in, so this module does not import its user)."""

@@ -3,7 +3,7 @@
 With ``players_mix`` empty, a run's ``num_envs`` games all seat ``players``. With
 ``players_mix: [2, 3, 4, 6]`` they are split among those counts by ``players_weights``
 (equal when empty), one :class:`~sto_odno_env.envs.learner.LearnerGames` and one
-:class:`~train.league.League` per count, and every rollout step steps them all: one batch
+:class:`~train.ppo_parts.league.League` per count, and every rollout step steps them all: one batch
 holds every count, so each update trains the one policy (and the one critic) on all of
 them. That is possible because the observation and the actions of a rule set have the
 same size at every count (``obs_size(rules)``); the observation says how many sit at the

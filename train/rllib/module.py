@@ -6,13 +6,19 @@ actions)``), so a checkpoint exports to a policy file without conversion; the cr
 observation of :data:`KEYS`).
 
 The class is built on first use (:func:`module_class`), so importing this module needs no
-Ray; the module-level ``__getattr__`` makes ``train.rllib_module.MaskedMLP`` resolve when a
+Ray; the module-level ``__getattr__`` makes ``train.rllib.module.MaskedMLP`` resolve when a
 pickled reference to it is loaded on an env runner or from a checkpoint.
 """
 
 from __future__ import annotations
 
+import sys
+
 from train.ppo_parts.masked import make_networks, masked_logits
+
+# Checkpoints written before train/rllib/ existed pickled the class as
+# train.rllib_module.MaskedMLP: that name must still find this module when one is restored.
+sys.modules.setdefault("train.rllib_module", sys.modules[__name__])
 
 KEYS = ("observations", "action_mask")  # RLlib's action-masking convention
 
@@ -44,7 +50,7 @@ def module_class() -> type:
         def compute_values(self, batch, embeddings=None):
             return self.vf(batch[Columns.OBS][KEYS[0]]).squeeze(-1)
 
-    # pickled as train.rllib_module.MaskedMLP, which __getattr__ below resolves
+    # pickled as train.rllib.module.MaskedMLP, which __getattr__ below resolves
     MaskedMLP.__module__ = __name__
     MaskedMLP.__qualname__ = "MaskedMLP"
     globals()["MaskedMLP"] = MaskedMLP

@@ -1,8 +1,8 @@
 """The run harness of the trainers: everything about a training run except the algorithm.
 
 ``train/ppo.py``, ``train/rllib_ppo.py`` and ``train/sb3_ppo.py`` each give a
-:class:`~train.protocol.Spec` (their name, their own flags, how to read their checkpoint
-and how to build their :class:`~train.protocol.Trainer`) and keep only the algorithm. The
+:class:`~train.run.protocol.Spec` (their name, their own flags, how to read their checkpoint
+and how to build their :class:`~train.run.protocol.Trainer`) and keep only the algorithm. The
 harness does the rest the same way for all three, one concern a module, in the spirit of
 Stable-Baselines3's callbacks and logger:
 
@@ -16,7 +16,7 @@ Stable-Baselines3's callbacks and logger:
 
 This module is the loop: set-up, warm start, a first evaluation, then updates until the
 budget or ``total_steps``, with an evaluation and a checkpoint when due; the final
-evaluation, the save and the summary. The counters (:class:`~train.protocol.Counters`)
+evaluation, the save and the summary. The counters (:class:`~train.run.protocol.Counters`)
 change only when an update or an evaluation has finished, so a stop at any moment saves
 and reports the last finished update. A finished run exits 0, a stopped one 130, a bad
 command line or config 2.
