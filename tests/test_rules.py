@@ -11,6 +11,7 @@ import pytest
 
 from sto_odno_env.game import engine
 from sto_odno_env.game.cards import parse_card
+from sto_odno_env.game.rule_paths import set_path
 from sto_odno_env.game.rules import (
     PRESET_DIR,
     PRESETS,
@@ -19,7 +20,6 @@ from sto_odno_env.game.rules import (
     Rules,
     RulesError,
     load_rules,
-    set_path,
 )
 from sto_odno_env.records import record
 

@@ -452,44 +452,6 @@ def _validate_switches(data: dict[str, Any], out: dict[str, Any], deck: Deck) ->
     out["call_penalty"] = expect_int(data.get("call_penalty", 1), "call_penalty", minimum=1)
 
 
-def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
-    """Set ``effects.Q.wild`` style paths in a rules mapping (used by ``--set``).
-
-    Rank and card segments are matched by meaning (``KS`` finds ``K♠``); a missing effect or
-    bonus entry is created empty first, so ``finish_bonus.K♠.points=-50`` adds a bonus.
-    """
-    parts = dotted.split(".")
-    deck = lenient_deck(data.get("deck", SWITCH_DEFAULTS["deck"]))
-    if not all(parts):
-        raise RulesError(f"--set {dotted!r}: empty segment in the key path")
-    node: Any = data
-    for depth, part in enumerate(parts[:-1]):
-        if not isinstance(node, dict):
-            raise RulesError(f"--set {dotted!r}: {'.'.join(parts[:depth])} is not a mapping")
-        if depth == 1 and parts[0] in ("effects", "finish_bonus", "points"):
-            canonical = canonical_key(part, parts[0], deck=deck)
-            for existing in list(node):
-                if canonical_key(existing, parts[0], deck=deck) == canonical:
-                    node[canonical] = node.pop(existing)
-            part = canonical
-            node.setdefault(part, {})
-        elif part not in node:
-            raise RulesError(
-                f"--set {dotted!r}: unknown key {part!r}; allowed: {', '.join(map(str, node))}"
-            )
-        node = node[part]
-    if not isinstance(node, dict):
-        raise RulesError(f"--set {dotted!r}: {'.'.join(parts[:-1])} is not a mapping")
-    last = parts[-1]
-    if len(parts) == 2 and parts[0] in ("effects", "finish_bonus", "points"):
-        canonical = canonical_key(last, parts[0], deck=deck)
-        for existing in list(node):
-            if canonical_key(existing, parts[0], deck=deck) == canonical:
-                del node[existing]
-        last = canonical
-    node[last] = value
-
-
 def load_rules(spec: str | Path | Rules | Mapping[str, Any]) -> Rules:
     """A Rules from a preset name, a YAML path, a mapping or a Rules (returned as is)."""
     if isinstance(spec, Rules):
@@ -521,5 +483,4 @@ __all__ = [
     "Rules",
     "RulesError",
     "load_rules",
-    "set_path",
 ]

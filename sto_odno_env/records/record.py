@@ -21,7 +21,8 @@ import numpy as np
 import yaml
 
 from ..game import engine, rng
-from ..game.rules import PRESETS, Rules, RulesError, load_rules, set_path
+from ..game.rule_paths import set_path
+from ..game.rules import PRESETS, Rules, RulesError, load_rules
 from ..tools import cli
 from ..tools.cli import atomic_open
 from .replay import UNFINISHED
