@@ -18,7 +18,7 @@ from sto_odno_env.views.determinise import from_observations
 from sto_odno_env.views.observation import observe_one
 from sto_odno_env.views.text import ANSWER_FORMAT
 
-HERE = "test_text_agent"  # tests/ is on the path (conftest), so this module imports by name
+HERE = "tests.test_text_agent"  # this module, as the registry imports it (tests/ is a package)
 
 
 def listed(prompt: str) -> list[str]:
