@@ -132,6 +132,7 @@ def test_search_arguments():
     # The rollouts are the policy the index measured best inside the search at the table,
     # else the rule set's recommended policy there, and the expert's where none serves it.
     from sto_odno_env.bots.catalog import index
+    from sto_odno_env.bots.counts import PlayerCountError
     from sto_odno_env.bots.registry import search_policy_name
 
     # (Each measured table's own policy is checked with its outcome below.)
@@ -139,7 +140,9 @@ def test_search_arguments():
     assert search_policy_name(load_rules("yard"), 2) == "ppo-yard"
     assert search_policy_name(load_rules("yard"), 5) == "ppo-yard"
     assert search_policy_name(load_rules("ukrainian"), 3) == "ppo-ukrainian"
-    assert search_policy_name(load_rules("nines"), 5) == "expert"
+    assert search_policy_name(load_rules("micro"), 2) == "expert"  # no recommended policy
+    with pytest.raises(PlayerCountError, match=r"allowed: 2\.\.4"):  # nines seats at most 4
+        search_policy_name(load_rules("nines"), 5)
     assert search_policy_name(load_rules("classic"), None) == "expert"
     # Where a table's default values rollouts otherwise, its policy ships the critic that
     # takes; a policy or outcome given by name replaces the table's default.
@@ -160,7 +163,7 @@ def test_search_arguments():
     assert agents.load("search", "classic", 2).outcome == "table"
     policy = agents.load("search", "ukrainian", 3).default_policy
     assert type(policy).__name__ == "TorchPolicyAgent"
-    assert type(agents.load("search", "nines", 5).default_policy).__name__ == "ExpertAgent"
+    assert type(agents.load("search", "micro", 2).default_policy).__name__ == "ExpertAgent"
     for name, message in [
         ("search:pool=0", "pool must be >= 1"),
         ("search:floor=0", "floor must be in (0, 1]"),

@@ -125,7 +125,8 @@ def _solve(tree, args) -> int:
             raise AgentError("--out writes a policy of observations; use --keys observation")
         iterations, _, conv = result.curve[-1]
         policy = TabularPolicy(tree.rules, tree.observations, result.average, name="cfr")
-        policy.save(args.out, {"solver": "CFR+", "iterations": iterations, "nash_conv": conv})
+        meta = {"players": [args.players], "solver": "CFR+", "iterations": iterations}
+        policy.save(args.out, {**meta, "nash_conv": conv})
         print(f"wrote {args.out}")
     return 0
 

@@ -309,7 +309,7 @@ def load(
         from .tabular import TabularPolicyError, load_tabular
 
         try:
-            return load_tabular(path, rules)
+            return load_tabular(path, rules, players)
         except TabularPolicyError as error:
             raise CheckpointError(str(error)) from None
     data = read(path)

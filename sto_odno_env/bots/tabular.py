@@ -110,15 +110,22 @@ class TabularPolicy(BasePolicy):
         return path
 
 
+def read_header(path: str | Path) -> dict:
+    """A tabular policy file's JSON header: its format, rules, players, solver, ..."""
+    with np.load(path, allow_pickle=False) as data:
+        return json.loads(str(data["meta"]))
+
+
 def load_tabular(
     path: str | Path,
     rules: Rules | str | None = None,
+    players: int | None = None,
     *,
     name: str | None = None,
     seed: int | None = 0,
 ) -> TabularPolicy:
     """A :class:`TabularPolicy` from a file, refused unless it was solved for ``rules``
-    (its own rule set when None)."""
+    (its own rule set when None) and ``players`` (any it lists when None)."""
     path = Path(path)
     name = name or path.stem
     try:
@@ -140,6 +147,11 @@ def load_tabular(
         raise TabularPolicyError(
             f"{name}: solved for rules {solved.name!r}; it plays only that rule set "
             f"(asked for {rules.name!r})"
+        )
+    counts = header.get("players", [])
+    if players is not None and counts and players not in counts:
+        raise TabularPolicyError(
+            f"{name}: solved for {' or '.join(map(str, counts))} players, not {players}"
         )
     table = probabilities.astype(np.float64)
     return TabularPolicy(rules, observations, table, name=name, seed=seed)
