@@ -82,9 +82,7 @@ class RandomPolicy(BasePolicy):
         return sample_actions(legal_bits, self.generator.random(len(legal_bits)))
 
 
-def policy_probabilities(
-    policy: Policy, observations: np.ndarray, masks: np.ndarray
-) -> np.ndarray:
+def policy_probabilities(policy: Policy, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """(N, A) the distribution ``policy`` plays at each row: its own ``probabilities`` where
     it has one (``random``, a tabular policy), else one-hot on the action ``act`` chooses
     (the kit's bots and trained policies act deterministically; an agent that samples must

@@ -4,9 +4,10 @@ Every rule the engine applies is a lookup in these tables or a flag read from th
 engine never branches on a preset's name. Card sets are N-bit masks in ``uint64`` (bit ``c``
 is card ``c``; N = 36, 52 with ``deck: 52``, or a small deck's size). Tables indexed by
 a card have one extra entry, ``no_card = N`` (``NO_CARD = 36`` for the 36-card deck), for
-"no card" (an empty table under ``leader_plays``, a round won by a steal). Card, action and phase ids come from
-the rule set's :class:`~sto_odno_env.game.cards.Deck`; the module constants (``CARD_BIT``,
-``ALL_CARDS``, ``SUIT_MASK``, ``RANK_MASK``) are those of the 36-card deck, and
+"no card" (an empty table under ``leader_plays``, a round won by a steal). Card, action
+and phase ids come from the rule set's :class:`~sto_odno_env.game.cards.Deck`; the module
+constants (``CARD_BIT``, ``ALL_CARDS``, ``SUIT_MASK``, ``RANK_MASK``) are those of the
+36-card deck, and
 :func:`deck_masks` gives them for any deck.
 """
 
