@@ -23,10 +23,6 @@ NOT_INPUT = {
     "sto_odno_env.envs.sharded.WorkerError": "a worker process failed: a RuntimeError",
     "train.ppo_parts.overlap.CollectorError": "the collector process failed: a RuntimeError",
     "train.ppo_parts.overlap._Stop": "the collector's stop: control flow",
-    # agents/exact is edited only by its owner for now; both are ValueErrors and
-    # agents/exact/__main__.py catches them by name.
-    "agents.exact.tree.TreeTooLarge": "pending: to derive from StoOdnoError",
-    "agents.exact.tree.NotEnumerable": "pending: to derive from StoOdnoError",
 }
 
 

@@ -28,7 +28,14 @@ from sto_odno_env.game.rules import Rules, load_rules
 from .cfr import CFRResult, solve
 from .efg import to_efg, write_efg
 from .profiles import agent_profile, table_profile
-from .tree import DEFAULT_MAX_NODES, GameTree, NotEnumerable, TreeTooLarge, build_tree
+from .tree import (
+    DEFAULT_MAX_NODES,
+    ExactError,
+    GameTree,
+    NotEnumerable,
+    TreeTooLarge,
+    build_tree,
+)
 from .values import Exploitability, best_response, exploitability, uniform_profile
 
 
@@ -51,6 +58,7 @@ def evaluate(
 __all__ = [
     "DEFAULT_MAX_NODES",
     "CFRResult",
+    "ExactError",
     "Exploitability",
     "GameTree",
     "NotEnumerable",

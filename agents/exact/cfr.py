@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .tree import GameTree
+from .tree import ExactError, GameTree
 from .values import _ranges, exploitability, node_values
 
 KEYS = ("infoset", "observation")
@@ -60,7 +60,7 @@ def solve(
     """Run ``iterations`` of CFR+ and return the average strategy; every ``measure_every``
     iterations (and at the last) the average's exact NashConv joins the curve."""
     if keys not in KEYS:
-        raise ValueError(f"keys {keys!r} is not allowed; allowed: {', '.join(KEYS)}")
+        raise ExactError(f"keys {keys!r} is not allowed; allowed: {', '.join(KEYS)}")
     width = tree.masks.shape[1]
     if keys == "observation":
         key_of_infoset = tree.infoset_observation

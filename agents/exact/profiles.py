@@ -9,7 +9,7 @@ import numpy as np
 
 from sto_odno_env.bots.policy import Policy, policy_probabilities
 
-from .tree import GameTree
+from .tree import ExactError, GameTree
 from .values import observation_profile, seat_profile
 
 
@@ -19,7 +19,7 @@ def agent_profile(tree: GameTree, agent: Policy) -> np.ndarray:
     per_observation = policy_probabilities(agent, tree.observations, tree.masks)
     legal = tree.masks > 0
     if per_observation.shape != legal.shape or np.any(per_observation[~legal] > 0):
-        raise ValueError(
+        raise ExactError(
             f"agent {getattr(agent, 'name', agent)!r} puts weight on an illegal action of "
             f"rules {tree.rules.name!r}"
         )
@@ -31,7 +31,7 @@ def table_profile(tree: GameTree, agents: Sequence[Policy]) -> np.ndarray:
     if len(agents) == 1:
         return agent_profile(tree, agents[0])
     if len(agents) != tree.players:
-        raise ValueError(
+        raise ExactError(
             f"{len(agents)} agents for {tree.players} seats; allowed: 1 or {tree.players}"
         )
     return seat_profile(tree, [agent_profile(tree, agent) for agent in agents])

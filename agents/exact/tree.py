@@ -22,16 +22,21 @@ import numpy as np
 
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules, load_rules
+from sto_odno_env.tools.errors import StoOdnoError
 from sto_odno_env.views.observation import observe
 
 DEFAULT_MAX_NODES = 3_000_000  # about 1 GiB while building; a micro tree is far below it
 
 
-class TreeTooLarge(ValueError):
+class ExactError(StoOdnoError):
+    """Input the exact tools cannot use (a rule set, a profile, a solver setting)."""
+
+
+class TreeTooLarge(ExactError):
     """The rule set's game tree has more histories than the exact tools walk."""
 
 
-class NotEnumerable(ValueError):
+class NotEnumerable(ExactError):
     """The rule set meets a random event beyond the deal, which the tree does not branch on."""
 
 
