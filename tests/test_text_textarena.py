@@ -19,7 +19,7 @@ from sto_odno_env.game.cards import card_name  # noqa: E402
 from sto_odno_env.game.rules import PRESETS, Rules  # noqa: E402
 from sto_odno_env.interop.textarena import (  # noqa: E402
     KitAgent,
-    StoOdnoEnv,
+    StoOdnoTextEnv,
     env_ids,
     register_envs,
 )
@@ -72,7 +72,7 @@ def test_every_id_is_registered_and_makes_its_rules():
             inner = env
             while hasattr(inner, "env"):
                 inner = inner.env
-            assert isinstance(inner, StoOdnoEnv) and inner.rules.name == rules
+            assert isinstance(inner, StoOdnoTextEnv) and inner.rules.name == rules
     assert set(env_ids()) == {"StoOdno-v0", *(f"StoOdno-v0-{name}" for name in PRESETS)}
 
 
@@ -167,7 +167,7 @@ def test_invalid_answers_as_textarena_handles_them(players):
 
 def test_a_valid_answer_resets_the_allowance():
     """Invalid, then valid, over and over: the allowance of one is never used up."""
-    env = StoOdnoEnv(error_allowance=1)
+    env = StoOdnoTextEnv(error_allowance=1)
     env.reset(num_players=3, seed=5)
     for _ in range(6):
         player = env.state.current_player_id
@@ -210,9 +210,9 @@ def test_bad_settings_are_refused_with_what_is_allowed():
     with pytest.raises(ValueError, match=r"seed must be an integer >= 0"):
         ta.make("StoOdno-v0").reset(num_players=2, seed=-1)
     with pytest.raises(ValueError, match=r"error_allowance must be an integer >= 0"):
-        StoOdnoEnv(error_allowance=-1)
+        StoOdnoTextEnv(error_allowance=-1)
     with pytest.raises(ValueError, match=r"no-such-rules"):
-        StoOdnoEnv(rules="no-such-rules")
+        StoOdnoTextEnv(rules="no-such-rules")
 
 
 @pytest.mark.parametrize("env_id", sorted(env_ids()))

@@ -59,7 +59,7 @@ from ..views.text import (
 )
 
 ENV_ID = "StoOdno-v0"
-ENTRY_POINT = "sto_odno_env.interop.textarena:StoOdnoEnv"
+ENTRY_POINT = "sto_odno_env.interop.textarena:StoOdnoTextEnv"
 
 
 def env_ids() -> dict[str, str]:
@@ -69,7 +69,7 @@ def env_ids() -> dict[str, str]:
     return {ENV_ID: "classic", **{f"{ENV_ID}-{name}": name for name in PRESETS}}
 
 
-class StoOdnoEnv(ta.Env):
+class StoOdnoTextEnv(ta.Env):
     """101 for 2-6 text players (as the rule set allows), on the kit's engine.
 
     ``rules``: a preset name, a YAML rules file or a :class:`~sto_odno_env.game.rules.Rules`;
@@ -276,11 +276,11 @@ class KitAgent:
         return f"[{action_text(action, state)}]"
 
 
-def _unwrapped(env: Any) -> StoOdnoEnv:
-    """The :class:`StoOdnoEnv` inside TextArena's wrappers."""
-    while not isinstance(env, StoOdnoEnv):
+def _unwrapped(env: Any) -> StoOdnoTextEnv:
+    """The :class:`StoOdnoTextEnv` inside TextArena's wrappers."""
+    while not isinstance(env, StoOdnoTextEnv):
         if not hasattr(env, "env"):
-            raise TypeError(f"{env!r} is not a StoOdnoEnv or a wrapper of one")
+            raise TypeError(f"{env!r} is not a StoOdnoTextEnv or a wrapper of one")
         env = env.env
     return env
 
