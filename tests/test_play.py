@@ -888,10 +888,10 @@ def test_a_new_deal_drops_a_suit_typed_with_the_queen_that_ended_the_round():
 
 
 def test_two_runs_best_files_get_seat_names_that_tell_them_apart():
-    from sto_odno_env.apps.play import seat_names
+    from sto_odno_env.apps.labels import player_names
 
-    names = seat_names(4, 0, ["runs/a/best.pt", "runs/b/best.pt", "expert"])
+    names = player_names(4, 0, ["runs/a/best.pt", "runs/b/best.pt", "expert"])
     assert names == ["You", "a/best (seat 1)", "b/best (seat 2)", "expert (seat 3)"]
     # The same folder name in two places: as many folders as it takes.
-    names = seat_names(3, 2, ["x/ppo/best.pt", "y/ppo/best.pt"])
+    names = player_names(3, 2, ["x/ppo/best.pt", "y/ppo/best.pt"])
     assert names == ["x/ppo/best (seat 0)", "y/ppo/best (seat 1)", "You"]

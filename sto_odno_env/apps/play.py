@@ -50,6 +50,7 @@ from ..views.screen import (
     situation,
 )
 from ..views.text import HELP, TextActionError, opens_turn, parse_move, rules_reminder
+from .labels import player_names
 
 INTERRUPTED = cli.EXIT_STOPPED  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
 TERMINATED = 128 + signal.SIGTERM  # ... and by SIGTERM (kill)
@@ -82,34 +83,6 @@ class Reader:
         if self.echo:
             self.screen.out.write(line if line.endswith("\n") else line + "\n")
         return line.rstrip("\r\n")
-
-
-def seat_names(players: int, you: int, opponents: Sequence[str]) -> list[str]:
-    """``You`` for the human and ``name (seat k)`` for each opponent (a checkpoint path
-    shows as its folder and stem, ``ppo/best``, longer where two files would look alike:
-    :func:`file_labels`)."""
-    labels = file_labels(opponents)
-    names, others = [], iter(opponents)
-    for seat in range(players):
-        if seat == you:
-            names.append("You")
-            continue
-        name = next(others)
-        names.append(f"{labels.get(name, name)} (seat {seat})")
-    return names
-
-
-def file_labels(names: Sequence[str]) -> dict[str, str]:
-    """A short label for each checkpoint path among ``names``: its last folder and stem
-    (``runs/a/best.pt`` is ``a/best``; every run's best is ``best.pt``, so the stem alone
-    tells none apart), with more folders while two different files would look alike."""
-    files = sorted({n for n in names if "/" in n or Path(n).suffix in (".pt", ".zip")})
-    parts = {name: Path(name).with_suffix("").parts for name in files}
-    for depth in range(2, max((len(p) for p in parts.values()), default=0) + 1):
-        labels = {name: "/".join(part[-depth:]) for name, part in parts.items()}
-        if len(set(labels.values())) == len(labels):
-            return labels
-    return {name: "/".join(part) for name, part in parts.items()}
 
 
 class HumanMatch:
@@ -451,7 +424,7 @@ def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
             raise RulesError(f"--record: folder {str(Path(args.record).parent)!r} does not exist")
     except (StoOdnoError, OSError) as error:  # RulesError, AgentError, CheckpointError
         return _fail(str(error))
-    seat_names_ = seat_names(players, args.seat, names)
+    seat_labels = player_names(players, args.seat, names)
     screen.say(
         screen.text(
             f"101 · rules {rules.name} · {players} players · seed {seed} · you are seat "
@@ -460,7 +433,7 @@ def _run_match(args: argparse.Namespace, screen: Screen, reader: Reader) -> int:
         )
     )
     screen.deck = rules.deck_spec
-    match = HumanMatch(rules, players, args.seat, opponents, seat_names_, seed, screen, reader)
+    match = HumanMatch(rules, players, args.seat, opponents, seat_labels, seed, screen, reader)
     code, note = 0, None
     try:
         match.play()
