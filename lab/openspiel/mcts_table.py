@@ -228,7 +228,8 @@ def summary_row(rows: list[dict]) -> str:
     low, high = wilson(wins, len(rows))
     deals = len({row["deal"] for row in rows})
     seconds = [s for row in rows for s in row["seconds"]]
-    per_decision = f"{statistics.median(seconds):.2f}" if seconds else "–"
+    searches = seconds and bot != "random"  # the random bot's steps are not a search
+    per_decision = f"{statistics.median(seconds):.2f}" if searches else "–"
     name = {"ismcts": "ISMCTS", "mcts": "MCTS (sees the other hand)", "random": "uniform random"}
     budget = f" ({simulations})" if bot != "random" else ""
     return (
