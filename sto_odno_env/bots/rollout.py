@@ -37,6 +37,8 @@ decision is ``samples × legal actions`` games for ``horizon`` steps at most.
 
 from __future__ import annotations
 
+from typing import Protocol, cast
+
 import numpy as np
 
 from ..game import engine
@@ -47,6 +49,14 @@ from ..views.observation import observe
 from .policy import BasePolicy, as_policy
 
 OUTCOMES = ("table", "standing", "value")
+
+
+class _Critic(Protocol):
+    """A rollout policy shipped with its value network (``TorchPolicyAgent``)."""
+
+    value_reward: str
+
+    def values(self, observations: np.ndarray) -> np.ndarray: ...
 
 
 class RolloutAgent(BasePolicy):
@@ -209,7 +219,12 @@ class RolloutAgent(BasePolicy):
                 if getattr(self.default_policy, "needs_observation", True)
                 else None
             )
-            step_actions = np.asarray(self.default_policy.act(obs, masks), dtype=np.int64)
+            # obs is None only for a policy with needs_observation = False, which reads
+            # the masks alone (bots/policy.py); Policy.act's type does not say so.
+            step_actions = np.asarray(
+                self.default_policy.act(obs, masks),  # type: ignore[arg-type]
+                dtype=np.int64,
+            )
         if self.outcome == "value":
             value[live] = self._learned_value(state, live, reward[live])
             return value
@@ -230,7 +245,8 @@ class RolloutAgent(BasePolicy):
         """Seat 0's outcome in ``games`` by the rollout policy's critic: its place's reward
         where ``paid`` (the match reward paid to seat 0 in the rollout) was decided, the
         critic's estimate from seat 0's observation where it is still in."""
-        policy = self.default_policy
+        # outcome="value" was refused at __init__ unless the policy has a value network
+        policy = cast(_Critic, self.default_policy)
         decided = ((state.in_match[games] & 1) == 0) | state.step_terminated[games]
         value = np.where(
             decided,

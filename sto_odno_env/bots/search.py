@@ -45,11 +45,11 @@ from ..game.rules import Rules, load_rules
 from ..game.tables import deck_masks
 from ..views.determinise import from_observations
 from ..views.observation import observe
-from .policy import BasePolicy
+from .policy import BasePolicy, Policy
 from .rollout import RolloutAgent, seats_inside
 
 
-def action_probabilities(policy: object, observations: np.ndarray, masks: np.ndarray):
+def action_probabilities(policy: Policy, observations: np.ndarray, masks: np.ndarray):
     """(n, A) probabilities of each legal action under ``policy``: the softmax of a policy
     network's masked logits (``TorchPolicyAgent``), one-hot on the chosen action for any
     other agent (a deterministic bot)."""

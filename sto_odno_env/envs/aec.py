@@ -94,7 +94,7 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv, EzPickle):
     """The unwrapped ``sto_odno_v0`` AEC env (see the module docstring)."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": render_modes(),
         "name": ENV_NAME,
         "is_parallelizable": False,
@@ -134,7 +134,7 @@ class raw_env(AECEnv, EzPickle):
         self.agent_seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.num_actions = self.rules.num_actions  # from the deck and the last-card call
         shared_obs = observation_space(self.rules)
-        shared_act = spaces.Discrete(self.num_actions)
+        shared_act: spaces.Discrete = spaces.Discrete(self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, shared_obs)
         self.action_spaces = dict.fromkeys(self.possible_agents, shared_act)
         self.state_space = state_space(self.rules)
@@ -154,7 +154,7 @@ class raw_env(AECEnv, EzPickle):
 
     # --- lifecycle ---------------------------------------------------------------------------
 
-    def _new_trace(self):
+    def _new_trace(self) -> engine.Trace | RecentMoves | None:
         if self.record_events:
             return engine.Trace(1)
         # the text modes list the last moves; a picture does not (and costs no trace)
@@ -197,13 +197,13 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._mask = engine.legal_mask(self._game)[0]
         self._select_current()
         self._refresh_masks()
 
     def _select_current(self) -> None:
-        seat = int(self._game.current_player[0])
+        seat = int(self._started_game("reset").current_player[0])
         if seat >= 0:
             self.agent_selection = self.possible_agents[seat]
 
@@ -235,7 +235,7 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seat[agent]
         return {
-            "observation": observe_one(self._game, seat),
+            "observation": observe_one(self._started_game("observe"), seat),
             "action_mask": self._mask_of(agent).copy(),
         }
 
@@ -244,7 +244,7 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self._game
+        game = self._started_game("step")
         seat = self.agent_seat[agent]
         # Not an action of the space at all: an error in every illegal_action mode.
         action = checked_action(action, self.num_actions)
@@ -295,7 +295,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def _illegal(self, agent: str, action: Any) -> None:
-        game = self._game
+        game = self._started_game("step")
         message = engine.illegal_bits_message(
             int(game.legal_bits[0]),
             action,
@@ -328,6 +328,7 @@ class raw_env(AECEnv, EzPickle):
         """The record events (docs/rules.md §10) of the current match, with ``record=True``."""
         if not self.record_events:
             raise ValueError("this env keeps no record: create it with record=True")
+        assert isinstance(self._moves, engine.Trace)  # record=True keeps a Trace
         return list(self._moves.current[0])
 
     # --- search and debugging -------------------------------------------------------------
@@ -350,7 +351,7 @@ class raw_env(AECEnv, EzPickle):
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the env that :meth:`set_state` restores."""
         return {
-            "game": self._game.copy(),
+            "game": self._started_game("get_state").copy(),
             "seed": self._seed,
             "agents": self.agents[:],
             "agent_selection": self.agent_selection,
@@ -412,7 +413,7 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "rgb_array":
             from ..views.picture import table_rgb  # Pillow, imported only when a picture is drawn
 
-            return table_rgb(self._game, 0, names=self.possible_agents)
+            return table_rgb(self._started_game("render"), 0, names=self.possible_agents)
         moves = (
             self._moves.moves
             if isinstance(self._moves, RecentMoves)
@@ -422,7 +423,7 @@ class raw_env(AECEnv, EzPickle):
                 else ()
             )
         )
-        text = render_game(self._game, 0, self.possible_agents, moves)
+        text = render_game(self._started_game("render"), 0, self.possible_agents, moves)
         if self.render_mode == "human":
             print(text + "\n")
             return None

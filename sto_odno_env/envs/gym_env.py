@@ -44,7 +44,7 @@ value that is no action of the space (``99``, ``1.5``, ``"3"``, a float array) r
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -77,14 +77,16 @@ def check_num_envs(num_envs: Any) -> int:
 def learner_observation_space(rules: Rules | str | None = None) -> spaces.Box:
     """The Box of one learner observation (the AEC env's ``observation`` entry), sized for
     ``rules`` (one more entry with ``last_card_call``; the classic size without rules)."""
-    return observation_space(rules)["observation"]
+    return cast(spaces.Box, observation_space(rules)["observation"])  # built as a Box
 
 
 class StoOdnoEnv(gymnasium.Env):
     """Single-agent 101: the learner's seat against opponent policies (see module doc)."""
 
     # "rgb_array" only where Pillow is installed (aec.render_modes)
-    metadata = {"render_modes": render_modes(), "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": render_modes(), "render_fps": 1}
+    observation_space: spaces.Box
+    action_space: spaces.Discrete
 
     def __init__(
         self,
@@ -108,7 +110,9 @@ class StoOdnoEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(config.rules.num_actions)
         self._started = False
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(2**62))
@@ -116,7 +120,7 @@ class StoOdnoEnv(gymnasium.Env):
         self._started = True
         return observation, self._info()
 
-    def step(self, action):
+    def step(self, action: object) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if not self._started:
             raise gymnasium.error.ResetNeeded(
                 "step() before reset() or after the episode ended; call reset() first"
@@ -153,7 +157,9 @@ class StoOdnoEnv(gymnasium.Env):
         (sb3-contrib's MaskablePPO)."""
         return self.games.masks()[0].astype(bool)
 
-    def render(self) -> str | np.ndarray | None:
+    # gymnasium types render() with a TypeVar bound to nothing (RenderFrame), which no
+    # concrete return type matches
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         """The table as the learner sees it: text (``"ansi"``, ``"human"``) or an
         ``(H, W, 3)`` uint8 picture (``"rgb_array"``, :mod:`sto_odno_env.views.picture`)."""
         if self.render_mode is None:
@@ -185,7 +191,8 @@ def _autoreset_mode(mode: Any) -> AutoresetMode:
 class StoOdnoVectorEnv(VectorEnv):
     """``num_envs`` games on the batched engine, one learner seat each (see module doc)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    single_action_space: spaces.Discrete
 
     def __init__(
         self,
@@ -221,7 +228,9 @@ class StoOdnoVectorEnv(VectorEnv):
         self.num_envs = num_envs
         self.autoreset_mode = autoreset_mode
         self.metadata = {**type(self).metadata, "autoreset_mode": autoreset_mode}
-        self.observation_keys = tuple(observation_keys) if observation_keys else None
+        self.observation_keys: tuple[str, ...] | None = (
+            tuple(observation_keys) if observation_keys else None
+        )
         self.single_observation_space = learner_observation_space(config.rules)
         actions = config.rules.num_actions  # from the deck and the last-card call
         if self.observation_keys is not None:
@@ -238,7 +247,9 @@ class StoOdnoVectorEnv(VectorEnv):
         self._started = False
         self._autoreset = np.zeros(num_envs, dtype=bool)  # next_step: to reset on the next step
 
-    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray | dict[str, np.ndarray], dict[str, Any]]:
         """Start every game. ``seed`` (int) seeds game ``b`` as the engine's game ``b``;
         a list gives one match seed per game."""
         if isinstance(seed, list | tuple | np.ndarray):
@@ -251,7 +262,11 @@ class StoOdnoVectorEnv(VectorEnv):
             return self._with_mask(observations), self._infos()
         return observations, self._infos()
 
-    def step(self, actions):
+    def step(
+        self, actions: object
+    ) -> tuple[
+        np.ndarray | dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]
+    ]:
         if not self._started:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         if self.autoreset_mode == AutoresetMode.NEXT_STEP or self.observation_keys is not None:
@@ -275,12 +290,16 @@ class StoOdnoVectorEnv(VectorEnv):
             infos,
         )
 
-    def _checked(self, actions) -> np.ndarray:
+    def _checked(self, actions: object) -> np.ndarray:
         """The actions as (num_envs,) int64, refused unless each is an integer of the
         action space (in every ``illegal_action`` mode)."""
         return checked_actions(actions, self.num_envs, self.single_action_space.n)
 
-    def _step_keyed(self, actions):
+    def _step_keyed(
+        self, actions: object
+    ) -> tuple[
+        np.ndarray | dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]
+    ]:
         """``step`` with next-step auto-reset or a Dict observation (see module doc)."""
         next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
         skip = self._autoreset if next_step and self._autoreset.any() else None
@@ -313,6 +332,7 @@ class StoOdnoVectorEnv(VectorEnv):
     def _with_mask(self, observations: np.ndarray) -> dict[str, np.ndarray]:
         """The Dict observation: the vectors and the learner's legal actions (float32; an
         ended episode's entry holds its game's next legal actions, never empty)."""
+        assert self.observation_keys is not None  # called only with them
         vector_key, mask_key = self.observation_keys
         return {vector_key: observations, mask_key: self.games.masks().astype(np.float32)}
 

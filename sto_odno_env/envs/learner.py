@@ -68,6 +68,8 @@ class LearnerGames:
     the learner's turn; see the module docstring and :meth:`step`.
     """
 
+    state: engine.State  # the engine's games, from reset() on
+
     def __init__(
         self,
         rules: str | Rules | None = None,
@@ -94,7 +96,6 @@ class LearnerGames:
         self.fixed_seat = config.learner_seat
         self.ready_share = config.ready_share
         self._use_opponents(config.opponents)
-        self.state: engine.State | None = None
         self.learner = np.zeros(batch, dtype=np.int8)
         self.obs_size = obs_size(self.rules)  # OBS_SIZE, +1 with last_card_call
         self.obs = np.zeros((batch, self.obs_size), dtype=np.float32)
@@ -155,7 +156,9 @@ class LearnerGames:
         self._terminated = np.zeros(B, dtype=bool)
         self._truncated = np.zeros(B, dtype=bool)
         self._illegal = np.zeros(B, dtype=bool)
-        self._final = None  # (B, obs_size) the ended episodes' last observations, when any
+        self._final: np.ndarray | None = (
+            None  # (B, obs_size) the ended episodes' last observations, when any
+        )
 
     def _choose_seats(self, games: np.ndarray, keys: np.ndarray | None = None) -> None:
         """The learner's seats in ``games``, from their matches' stream keys."""
@@ -267,12 +270,14 @@ class LearnerGames:
             live &= ~skip
         self._reported[live] = self._episode_reward[live]
         self._episode_reward[live] = 0.0
-        final = None
+        final: np.ndarray | None = None
         if ended.any() and share is None:
             final = self._final  # new this step, zeros where no episode ended
         elif ended.any():
+            assert self._final is not None  # kept since the episodes ended
             final = np.zeros((B, self.obs_size), dtype=np.float32)
             final[ended] = self._final[ended]
+        result: dict[str, Any]
         if share is None:
             # Nothing waits: hand out the arrays themselves (new every step).
             result = {

@@ -14,21 +14,29 @@ observation and ``infos[i]["TimeLimit.truncated"]`` marks truncation (docs/rules
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from ..game.rules import Rules
 from .gym_env import check_num_envs, learner_observation_space
 from .sharded import learner_games
-from .table_config import TableConfig, checked_actions, illegal_message, table_config
+from .table_config import (
+    ActionSpaceError,
+    TableConfig,
+    checked_actions,
+    illegal_message,
+    table_config,
+)
 
 
 class StoOdnoVecEnv(VecEnv):
     """B games, one learner seat each, opponents batched (see the module docstring)."""
+
+    action_space: spaces.Discrete
 
     def __init__(
         self,
@@ -67,16 +75,19 @@ class StoOdnoVecEnv(VecEnv):
         # Refused here, in the caller's step, unless each is an integer of the action space.
         self._actions = checked_actions(actions, self.num_envs, self.action_space.n)
 
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
+        actions = self._actions
+        if actions is None:
+            raise ActionSpaceError("no actions: call step_async(actions) before step_wait()")
         legal_bits = self.games.legal_bits.copy()  # for the messages of illegal actions
-        result = self.games.step(self._actions)
+        result = self.games.step(actions)
         dones = result["terminated"] | result["truncated"]
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for game in np.flatnonzero(dones):
             infos[game]["terminal_observation"] = result["final_observation"][game].copy()
             infos[game]["TimeLimit.truncated"] = bool(result["truncated"][game])
         for game in np.flatnonzero(result["illegal"]):  # the AEC env's message, per game
-            message = illegal_message(legal_bits[game], self._actions[game], self.config.rules)
+            message = illegal_message(legal_bits[game], actions[game], self.config.rules)
             infos[game]["illegal_action"] = message
         return (result["observation"], result["reward"], dones, infos)
 
@@ -94,14 +105,20 @@ class StoOdnoVecEnv(VecEnv):
 
     # --- the VecEnv plumbing ----------------------------------------------------------------
 
-    def _indices(self, indices: int | Sequence[int] | None) -> list[int]:
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
         if indices is None:
             return list(range(self.num_envs))
         if isinstance(indices, int):
             return [indices]
         return list(indices)
 
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
         """Per-game results of a method; ``"action_masks"`` is served from the batch."""
         chosen = self._indices(indices)
         if method_name == "action_masks":
@@ -110,15 +127,19 @@ class StoOdnoVecEnv(VecEnv):
         method = getattr(self, method_name)
         return [method(*method_args, **method_kwargs) for _ in chosen]
 
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         if attr_name == "render_mode":
             return [None for _ in self._indices(indices)]
         return [getattr(self, attr_name) for _ in self._indices(indices)]
 
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         setattr(self, attr_name, value)
 
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+    def env_is_wrapped(
+        self,
+        wrapper_class: type[gymnasium.Wrapper],
+        indices: VecEnvIndices = None,
+    ) -> list[bool]:
         return [False for _ in self._indices(indices)]
 
     @property

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import traceback
+from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
@@ -64,7 +65,14 @@ class WorkerError(RuntimeError):
     """An exception raised in a worker process (its traceback is in the message)."""
 
 
-def _worker(connection, raw, batch: int, low: int, high: int, config: TableConfig) -> None:
+def _worker(
+    connection: Connection,
+    raw: dict[str, Any],
+    batch: int,
+    low: int,
+    high: int,
+    config: TableConfig,
+) -> None:
     """A worker's loop: serve reset/step/set_opponents on games ``low..high-1``."""
     size = obs_size(config.rules)
     shared = {name: view[low:high] for name, view in _views(raw, batch, size).items()}
@@ -153,7 +161,9 @@ class ShardedLearnerGames:
         self._processes = []
         for low, high in self._shards:
             ours, theirs = context.Pipe()
-            process = context.Process(
+            # typeshed's BaseContext (what get_context(str) returns) lacks Process; every
+            # concrete context has it
+            process = context.Process(  # type: ignore[attr-defined]
                 target=_worker,
                 args=(theirs, raw, batch, low, high, config.replace(workers=1)),
                 daemon=True,

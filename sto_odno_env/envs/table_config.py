@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,8 +61,7 @@ def checked_action(action: object, num_actions: int) -> int:
     value = action
     if isinstance(value, np.ndarray) and value.shape == ():
         value = value[()]
-    integer = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
-    if not integer:
+    if not isinstance(value, int | np.integer) or isinstance(value, bool | np.bool_):
         raise ActionSpaceError(
             f"action {action!r} ({type(action).__name__}) is not an action of this env; "
             f"{_allowed(num_actions)}"
@@ -144,14 +144,30 @@ class TableConfig:
       (:meth:`~sto_odno_env.envs.learner.LearnerGames.step`, ``ready``; docs/benchmark.md).
     """
 
-    rules: Rules | str = "classic"
+    # A name, path or mapping given as rules is loaded in __post_init__: the field holds a
+    # Rules (the constructor's own signature, below for the type checker, takes them all).
+    rules: Rules = "classic"  # type: ignore[assignment]  # loaded in __post_init__
     players: int = 2
-    opponents: Any = None
+    opponents: object = None
     learner_seat: int | None = None
     reward: str = "match"
     illegal_action: str = "raise"
     workers: int = 1
     ready_share: float | None = None
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            rules: Rules | str | Path | Mapping[str, Any] = "classic",
+            players: int = 2,
+            opponents: object = None,
+            learner_seat: int | None = None,
+            reward: str = "match",
+            illegal_action: str = "raise",
+            workers: int = 1,
+            ready_share: float | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         rules = load_rules(self.rules)
@@ -214,7 +230,7 @@ def check_ready_share(share: Any) -> float | None:
     """``share`` as a float if it is None or a number in (0, 1]; a ValueError otherwise."""
     if share is None:
         return None
-    if isinstance(share, bool) or not isinstance(share, numbers.Real) or not 0 < share <= 1:
+    if isinstance(share, bool) or not isinstance(share, numbers.Real) or not 0 < float(share) <= 1:
         raise ValueError(
             f"ready_share={share!r} is not allowed; allowed: None (off) or a number in (0, 1]"
         )

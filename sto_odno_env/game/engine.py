@@ -68,7 +68,7 @@ from .core.scoring import hand_points, match_rewards, ranking_keys
 from .core.settle import Autoplay, settle
 from .core.state import NOBODY, State, empty_state
 from .rules import Rules, load_rules
-from .trace import Trace
+from .trace import EventSink, Trace
 
 # The phase codes under their short names, as the engine has always exported them.
 PLAY, AFTER_DRAW, COVER, ORDER, RESPOND, DONE = (
@@ -89,7 +89,7 @@ def init(
     *,
     seeds: Sequence[int] | np.ndarray | None = None,
     chance: Chance | None = None,
-    trace: Trace | None = None,
+    trace: EventSink | None = None,
     resolve_forced: bool = True,
 ) -> State:
     """Start ``batch`` matches and deal their first round.
@@ -121,7 +121,7 @@ def reset_games(
     seeds: np.ndarray | None = None,
     *,
     chance: Chance | None = None,
-    trace: Trace | None = None,
+    trace: EventSink | None = None,
     autoplay: Autoplay | None = None,
     resolve_forced: bool = True,
 ) -> None:
@@ -164,7 +164,7 @@ def step(
     *,
     auto_reset: bool = False,
     chance: Chance | None = None,
-    trace: Trace | None = None,
+    trace: EventSink | None = None,
     resolve_forced: bool = True,
     games: np.ndarray | None = None,
     autoplay: Autoplay | None = None,

@@ -220,7 +220,7 @@ def entry(value: Any, path: str, fields: dict[str, Any], cls: type) -> Any:
     unknown = sorted(set(map(str, value)) - set(fields))
     if unknown:
         raise RulesError(f"{path}: unknown key {unknown[0]!r}; allowed: {', '.join(fields)}")
-    kwargs = {}
+    kwargs: dict[str, bool | int] = {}
     for name, kind in fields.items():
         if name not in value:
             continue

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
+
+
+class EventSink(Protocol):
+    """What the engine emits record events to: a :class:`Trace`, or a replay's checker."""
+
+    def start_match(self, game: int) -> None: ...
+
+    def emit(self, game: int, event: dict[str, Any]) -> None: ...
 
 
 class Trace:

@@ -31,7 +31,7 @@ from ..game.rules import Rules, RulesError
 from ..tools import cli
 from ..tools.errors import StoOdnoError
 
-EVENT_FIELDS = {
+EVENT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "match": {"version": int, "rules": dict, "players": int, "seed": int},
     "round": {"round": int, "dealer": int, "deck": list},
     "action": {"player": int, "action": int, "forced": bool},

@@ -90,7 +90,7 @@ def _round_text(
         first = int(state.current_player[game])
     else:
         return text
-    skipped = []
+    skipped: list[str] = []
     seat = expected
     while seat != first and len(skipped) < len(seats_in):
         skipped.append(names[seat])

@@ -81,8 +81,10 @@ def illegal_bits_message(
     player, phase, each when known) and the legal actions of the mask, named as action ids
     of ``deck`` (the rule set's :class:`~sto_odno_env.game.cards.Deck` or its size)."""
     deck = deck if isinstance(deck, Deck) else deck_of(deck)
-    is_id = isinstance(action, int | np.integer) and 0 <= action <= deck.call
-    name = action_name(int(action), deck) if is_id else "not an action id"
+    if isinstance(action, int | np.integer) and 0 <= action <= deck.call:
+        name = action_name(int(action), deck)
+    else:
+        name = "not an action id"
     parts = [f"illegal action {action} ({name})"]
     if game is not None:
         parts.append(f"in game {game}")

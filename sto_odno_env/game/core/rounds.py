@@ -67,7 +67,7 @@ def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tra
     state.pending[games] = 0
     state.ordered_suit[games] = -1
     state.drawn_card[games] = tables.deck.no_card
-    if state.combo_points is not None:
+    if state.combo_points is not None and state.combo_multiplier is not None:
         state.combo_points[games] = 0
         state.combo_multiplier[games] = 1
     if trace is not None:
@@ -83,9 +83,9 @@ def start_round(state: State, games: np.ndarray, dealer: np.ndarray, chance, tra
     # Dealing order: next(dealer), next(next(dealer)), ..., dealer.
     order = np.empty((n, P), dtype=np.intp)
     seat = dealer.astype(np.intp)
-    for position in range(P):
+    for place in range(P):
         seat = next_seat(state, games, seat).astype(np.intp)
-        order[:, position] = seat
+        order[:, place] = seat
     in_count = np.bitwise_count(state.in_match[games]).astype(np.intp)
     dealt = in_count * tables.hand_size
     cards = tables.deck.cards
@@ -169,12 +169,12 @@ def end_rounds(state: State, games: np.ndarray, chance, trace) -> None:
         start_round(state, going_on, dealer.astype(np.int8), chance, trace)
 
 
-def end_waiting_rounds(state: State, chance, trace) -> np.ndarray:
+def end_waiting_rounds(state: State, chance, trace) -> np.ndarray | None:
     """End every round waiting in ``state.scratch.ending`` (the one round-end path): score
     it and deal the next, again while a new round ends at its deal (a steal on the opening
-    penalty). Returns the games whose rounds ended."""
+    penalty). Returns the games whose rounds ended (None when none was waiting)."""
     scratch = state.scratch
-    ended = None
+    ended: np.ndarray | None = None
     while scratch.ending:
         ending = np.concatenate(scratch.ending)
         scratch.ending.clear()

@@ -49,6 +49,8 @@ def note_plays(state: State, games: np.ndarray, players: np.ndarray, cards: np.n
     (points add up, the largest multiplier holds) or, for a card with no bonus entry, ends
     it. Draws, passes, orders and calls leave the run as it is."""
     tables = state.tables
+    # only called with bonus_combo on, where the state holds the runs
+    assert state.combo_points is not None and state.combo_multiplier is not None
     is_bonus = tables.bonus_card[cards]
     run = state.combo_points[games, players]
     state.combo_points[games, players] = np.where(is_bonus, run + tables.bonus_points[cards], 0)
@@ -101,7 +103,7 @@ def _points_with_switches(
     bits = np.unpackbits(
         hands.view(np.uint8).reshape(*hands.shape, 8), axis=-1, count=cards, bitorder="little"
     ).astype(np.int32)
-    extra = 0
+    extra: int | np.ndarray = 0
     if tables.leftover:
         # leftover_bonus: a hand of bonus cards only (subtract) scores their bonus points;
         # a hand with exactly one bonus card (single_adds) scores |its bonus| for it.
@@ -124,6 +126,7 @@ def _points_with_switches(
     if tables.bonus_combo:
         # The finisher's final run of bonus-card plays, ending with the last card (a round
         # won by a steal has no last card and no bonus).
+        assert state.combo_points is not None and state.combo_multiplier is not None
         has_last = last_card != tables.deck.no_card
         bonus = np.where(has_last, state.combo_points[games, finisher], 0)
         multiplier = np.where(has_last, state.combo_multiplier[games, finisher], 1)[:, None]

@@ -118,7 +118,7 @@ def settle(
                 break
             bits, forced = bits[acting], forced[acting]
             actions = np.bitwise_count(bits - U64_1).astype(np.intp)
-            if not all_set(forced):
+            if autoplay is not None and not all_set(forced):  # forced is all set without it
                 auto = ~forced
                 actions[auto] = np.asarray(autoplay.policy(bits[auto]), dtype=np.intp)
             finished_before = scratch.matches_ended
@@ -131,6 +131,7 @@ def settle(
         if not scratch.ending:
             return
         ending = end_waiting_rounds(state, chance, trace)
+        assert ending is not None  # a round was waiting
         if resolve_forced:
             ending = ending[(state.phase[ending] != PHASE_DONE) & ~state.ending[ending]]
             games = np.concatenate([games, ending]) if games.size else ending

@@ -30,10 +30,13 @@ class Plain:
     ``Screen`` has the same methods with colour. ``deck`` is the deck whose ids are named;
     the builders that take a state set it to the state's deck."""
 
-    rich = False
-
     def __init__(self, deck: Deck = DECK36):
         self.deck = deck
+
+    @property
+    def rich(self) -> bool:
+        """Whether this styler prints through rich (plain text never does)."""
+        return False
 
     def text(self, text: str) -> str:
         """``text`` made safe to print (as is in plain text)."""

@@ -27,7 +27,7 @@ def event_text(
     kind = event["type"]
     player = event.get("player")
     if kind == "action":
-        text = f"{screen.text(names[player])}: {screen.action(event['action'])}"
+        text = f"{screen.text(names[event['player']])}: {screen.action(event['action'])}"
         text += " " + screen.style("(forced)", "dim") if event["forced"] else ""
         if event.get("drawn"):
             text += " → " + _taken(screen, event["drawn"], viewer in (None, player))
@@ -37,7 +37,7 @@ def event_text(
         taken = event["cards"]
         cause = event.get("cause")
         why = "penalty" if cause is None else f"penalty of {screen.card(cause)}"
-        text = f"{screen.text(names[player])} {verb} {plural(len(taken), 'card')} ({why})"
+        text = f"{screen.text(names[event['player']])} {verb} {plural(len(taken), 'card')} ({why})"
         return text + (": " + _taken(screen, taken) if viewer in (None, player) else "")
     if kind == "unfinished":
         return "the record stops here: the match was left unfinished"
