@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sto_odno_env.bots.policy import Policy
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules, load_rules
 from sto_odno_env.views.observation import observe
@@ -49,7 +50,7 @@ class MatchResult:
 def play(
     rules: Rules | str,
     players: int,
-    agents: Mapping[str, object],
+    agents: Mapping[str, Policy],
     schedule: Sequence[Match],
     batch: int = 1024,
     progress: Callable[[int], None] | None = None,
@@ -95,7 +96,10 @@ def play(
                 observations = observe(state, current[rows], games=games)
             else:
                 observations = None
-            actions[rows] = np.asarray(agent.act(observations, masks), dtype=np.int64)
+            # observations is None only for an agent with needs_observation = False, which
+            # reads the masks alone (bots/policy.py); Policy.act's type does not say so.
+            chosen = agent.act(observations, masks)  # type: ignore[arg-type]
+            actions[rows] = np.asarray(chosen, dtype=np.int64)
         totals_before = state.totals[live].copy()
         in_before = state.in_match[live].astype(np.intp)
         _, step_rewards, done = engine.step(state, actions, games=live)

@@ -112,7 +112,7 @@ def openskill_ratings(results: Sequence[MatchResult], names: Sequence[str]) -> d
             continue
         # Ranks from the rewards (lower rank is better; equal rewards tie).
         order = sorted(set((-result.rewards).round(9).tolist()))
-        ranks = [order.index(round(-float(r), 9)) for r in result.rewards]
+        ranks: list[float] = [order.index(round(-float(r), 9)) for r in result.rewards]
         teams = [[ratings[name]] for name in seats]
         updated = model.rate(teams, ranks=ranks)
         # One agent may hold several seats: keep the last update of each.

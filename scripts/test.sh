@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint and tests.
+# Lint (ruff, then the type checker: mypy over sto_odno_env, agents and train, configured
+# in pyproject.toml's [tool.mypy]) and tests.
 #   ./scripts/test.sh           lint + the whole suite, slow tests included (what CI runs:
 #                               .ci/run), then pytest's 15 slowest tests
 #   ./scripts/test.sh --quick   lint + pytest -m "not slow" tests: the fast tier for the edit
@@ -18,6 +19,7 @@ EXTRAS=${EXTRAS:-dev,train,eval,bench,dist} ./scripts/setup.sh
 . .venv/bin/activate
 ruff check .
 ruff format --check .
+python -m mypy
 if [ "$tier" = quick ]; then
   python -m pytest -q -n 2 -m "not slow" tests "$@"
 else

@@ -30,10 +30,37 @@ this package does not import torch.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ._version import __version__ as __version__
 from .envs.register import register_on_import
+
+if TYPE_CHECKING:  # the names of _EXPORTS and _MODULES, for type checkers (tests/test_types.py)
+    from .envs import sto_odno_v0 as sto_odno_v0
+    from .envs.gym_env import StoOdnoEnv as StoOdnoEnv
+    from .envs.gym_env import StoOdnoVectorEnv as StoOdnoVectorEnv
+    from .envs.learner import LearnerGames as LearnerGames
+    from .envs.sb3 import StoOdnoVecEnv as StoOdnoVecEnv
+    from .envs.sharded import ShardedLearnerGames as ShardedLearnerGames
+    from .envs.sharded import learner_games as learner_games
+    from .envs.table_config import TableConfig as TableConfig
+    from .game.cards import card_name as card_name
+    from .game.cards import parse_card as parse_card
+    from .game.cards import parse_cards as parse_cards
+    from .game.engine import IllegalActionError as IllegalActionError
+    from .game.engine import State as State
+    from .game.engine import init as init
+    from .game.engine import legal_mask as legal_mask
+    from .game.engine import step as step
+    from .game.rules import PRESETS as PRESETS
+    from .game.rules import Rules as Rules
+    from .game.rules import RulesError as RulesError
+    from .game.rules import load_rules as load_rules
+    from .tools.errors import StoOdnoError as StoOdnoError
+    from .views.observation import LAYOUT as LAYOUT
+    from .views.observation import OBS_SIZE as OBS_SIZE
+    from .views.observation import ObservationView as ObservationView
+    from .views.observation import observe as observe
 
 # public name -> the module that defines it
 _EXPORTS = {
@@ -72,7 +99,7 @@ __all__ = sorted({*_EXPORTS, *_MODULES} - _OPTIONAL)
 register_on_import()
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _MODULES:
         value = importlib.import_module(_MODULES[name])
     elif name in _EXPORTS:

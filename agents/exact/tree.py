@@ -222,8 +222,8 @@ def build_tree(
         chosen = np.nonzero(masks)[1]
         child = state.take(source)
         child_history = history[source].copy()
-        acting = seat[source].astype(np.intp)
-        child_history[np.arange(len(source)), acting] = infosets[source] * width + chosen + 1
+        actors = seat[source].astype(np.intp)
+        child_history[np.arange(len(source)), actors] = infosets[source] * width + chosen + 1
         _, step_rewards, _ = engine.step(child, chosen, chance=chance)
         rewards = rewards[source] + step_rewards
         history = child_history

@@ -116,7 +116,9 @@ def engine_section(batches, player_counts, seconds, repeats) -> dict:
     deck52 = Rules.preset("classic").replace(deck=52)
     for players in player_counts:
         # The classic preset at every batch, and the 52-card deck (deck: 52) at the largest.
-        cases = [("classic", "classic", batch) for batch in batches]
+        cases: list[tuple[str, str | Rules, int]] = [
+            ("classic", "classic", batch) for batch in batches
+        ]
         cases += [("classic, deck 52", deck52, batch) for batch in batches[-2:]]
         for label, rules, batch in cases:
             run, state = engine_run(rules, players, batch)
@@ -292,12 +294,14 @@ def profile_aec(seconds: float) -> None:
     turns, _ = run(seconds)
     profiler.disable()
     stats = pstats.Stats(profiler)
-    total = sum(entry[2] for entry in stats.stats.values())  # tottime over all functions
+    # Stats.stats is undocumented and missing from typeshed's stubs
+    timings = stats.stats  # type: ignore[attr-defined]
+    total = sum(entry[2] for entry in timings.values())  # tottime over all functions
 
     def cumulative(file_part: str, name: str) -> float:
         return sum(
             entry[3]
-            for (path, _, func), entry in stats.stats.items()
+            for (path, _, func), entry in timings.items()
             if file_part in path and func == name
         )
 

@@ -156,7 +156,9 @@ class HumanMatch:
                 action = self._ask_human()
             else:
                 observation = observe_one(self.state, seat)
-                action = int(self.policies[seat](observation, self.state.legal[0]))
+                policy = self.policies[seat]
+                assert policy is not None  # every seat but the human's has one
+                action = int(policy(observation, self.state.legal[0]))
             self.last_actor = seat
             self._gather(self.match.step(action))
 

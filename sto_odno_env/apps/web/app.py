@@ -141,7 +141,9 @@ def create_app(config: WebConfig | None = None, clock: Callable[[], float] | Non
         middleware=middleware,
         exception_handlers={
             RequestError: on_request_error,
-            HTTPException: on_http_error,
+            # starlette types every handler as taking an Exception; this one is given
+            # HTTPExceptions only
+            HTTPException: on_http_error,  # type: ignore[dict-item]
             Exception: on_server_error,
         },
     )

@@ -67,11 +67,11 @@ def offered_agents() -> list[AgentInfo]:
         label = f"{alias}: the recommended {rules} policy, {catalog.count_span(counts)} players"
         card = f"the {rules} policy measured best at each player count ({files})"
         offered.append(AgentInfo(alias, label, "recommended", rules, counts, card))
-    for name, card in catalog.policy_cards().items():
+    for name, policy in catalog.policy_cards().items():
         if name in catalog.aliases():  # ppo-yard: the rule set's one file, already offered
             continue
-        label = f"{name}: policy file, {card.rules}, {catalog.count_span(card.players)} players"
-        offered.append(AgentInfo(name, label, "policy", card.rules, card.players, card.card))
+        label = f"{name}: policy file, {policy.rules}, {catalog.count_span(policy.players)} players"
+        offered.append(AgentInfo(name, label, "policy", policy.rules, policy.players, policy.card))
     return offered
 
 
@@ -185,7 +185,7 @@ class Game:
     id: str
     match: WebMatch
     rules_key: str
-    opponents: list[str]  # the agent name in each seat, None for the human's
+    opponents: list[str | None]  # the agent name in each seat, None for the human's
     agent_seeds: list[int]
     lock: threading.Lock = field(default_factory=threading.Lock)
     baselines: dict[str, dict[str, Any]] = field(default_factory=dict)

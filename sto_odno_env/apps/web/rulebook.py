@@ -60,7 +60,7 @@ def rule_set_page(key: str, label: str, rules: Rules) -> RuleSetPage:
     return RuleSetPage(
         key=key,
         label=label,
-        players=tuple(rules.players),
+        players=(rules.players[0], rules.players[1]),
         hand_size=rules.hand_size,
         deck=rules.deck_spec.cards,
         target=rules.target,
