@@ -102,6 +102,18 @@ def _widths(value: Any) -> bool:
     )
 
 
+def _at_least_two(value: Any) -> bool:
+    return value >= 2
+
+
+def _distinct_counts(value: Any) -> bool:
+    return len(set(value)) == len(value) and all(_count(c) for c in value)
+
+
+def _weights(value: Any) -> bool:
+    return all(_number(w) and w >= 0 for w in value)
+
+
 def _warm_start(value: Any) -> bool:
     return value in ("none", *LEAGUE_BOTS) or is_policy_name(value)
 
@@ -121,20 +133,17 @@ class Section:
 
     name: str
 
-    def key(self, allowed: Allowed, meaning: str, *, fixed: bool = False) -> Any:
-        """A config field listed in this section: what it allows, what it means, and whether
-        a resumed run must keep it (``fixed``: the shapes of the saved state depend on it).
-        Typed Any, as :func:`dataclasses.field` is: the declaration's annotation is the
-        key's type."""
-        return field(
-            metadata={
-                "meaning": meaning,
-                "allowed": allowed.words,
-                "check": allowed.check,
-                "section": self.name,
-                "fixed": fixed,
-            }
-        )
+    def key(self, allowed: Allowed, meaning: str, *, fixed: bool = False) -> dict[str, object]:
+        """The metadata of a config field listed in this section (``field(metadata=...)``,
+        no default): what it allows, what it means, and whether a resumed run must keep it
+        (``fixed``: the shapes of the saved state depend on it)."""
+        return {
+            "meaning": meaning,
+            "allowed": allowed.words,
+            "check": allowed.check,
+            "section": self.name,
+            "fixed": fixed,
+        }
 
 
 # In the order --help and docs/training.md list them.
@@ -155,18 +164,22 @@ class LeagueConfig:
     """Who sits in the opponent seats of each training game (``train/ppo_parts/league.py``):
     a member is drawn per game and seat at every match start, with these weights."""
 
-    current: float = LEAGUE.key(WEIGHT, "the policy being trained")
-    snapshots: float = LEAGUE.key(
-        WEIGHT,
-        "frozen copies of the policy, the weight shared evenly among those held (until the "
-        "first snapshot it goes to current)",
+    current: float = field(metadata=LEAGUE.key(WEIGHT, "the policy being trained"))
+    snapshots: float = field(
+        metadata=LEAGUE.key(
+            WEIGHT,
+            "frozen copies of the policy, the weight shared evenly among those held (until the "
+            "first snapshot it goes to current)",
+        )
     )
-    expert: float = LEAGUE.key(WEIGHT, "the expert bot (agents/)")
-    greedy: float = LEAGUE.key(WEIGHT, "the greedy bot")
-    random: float = LEAGUE.key(WEIGHT, "the random bot")
-    snapshot_every: int = LEAGUE.key(POSITIVE_INT, "updates between snapshots")
-    max_snapshots: int = LEAGUE.key(
-        POSITIVE_INT, "snapshots held; the oldest is replaced beyond this", fixed=True
+    expert: float = field(metadata=LEAGUE.key(WEIGHT, "the expert bot (agents/)"))
+    greedy: float = field(metadata=LEAGUE.key(WEIGHT, "the greedy bot"))
+    random: float = field(metadata=LEAGUE.key(WEIGHT, "the random bot"))
+    snapshot_every: int = field(metadata=LEAGUE.key(POSITIVE_INT, "updates between snapshots"))
+    max_snapshots: int = field(
+        metadata=LEAGUE.key(
+            POSITIVE_INT, "snapshots held; the oldest is replaced beyond this", fixed=True
+        )
     )
 
 
@@ -174,140 +187,194 @@ class LeagueConfig:
 class TrainConfig:
     """A training run's settings (see the module docstring for where they come from)."""
 
-    rules: str = RUN.key(
-        Allowed("a preset name or a rules YAML file", bool),
-        "the rule set (docs/rules.md)",
-        fixed=True,
+    rules: str = field(
+        metadata=RUN.key(
+            Allowed("a preset name or a rules YAML file", bool),
+            "the rule set (docs/rules.md)",
+            fixed=True,
+        )
     )
-    players: int = RUN.key(
-        Allowed("a player count the rule set allows (classic 2..6, nines 2..4)", _count),
-        "players at each table (with players_mix: the count of the self-play games)",
-        fixed=True,
+    players: int = field(
+        metadata=RUN.key(
+            Allowed("a player count the rule set allows (classic 2..6, nines 2..4)", _count),
+            "players at each table (with players_mix: the count of the self-play games)",
+            fixed=True,
+        )
     )
-    players_mix: tuple[int, ...] = RUN.key(
-        Allowed(
-            "[] (players only) or a list of distinct player counts the rule set allows, "
-            "e.g. [2, 3, 4, 6]",
-            lambda v: len(set(v)) == len(v) and all(_count(c) for c in v),
-        ),
-        "train one policy at several player counts at once: the num_envs league games are "
-        "split among these counts by players_weights, and evaluations play each "
-        "(train/ppo.py only)",
-        fixed=True,
+    players_mix: tuple[int, ...] = field(
+        metadata=RUN.key(
+            Allowed(
+                "[] (players only) or a list of distinct player counts the rule set allows, "
+                "e.g. [2, 3, 4, 6]",
+                _distinct_counts,
+            ),
+            "train one policy at several player counts at once: the num_envs league games are "
+            "split among these counts by players_weights, and evaluations play each "
+            "(train/ppo.py only)",
+            fixed=True,
+        )
     )
-    players_weights: tuple[float, ...] = RUN.key(
-        Allowed(
-            "[] (equal) or one number >= 0 per count of players_mix",
-            lambda v: all(_number(w) and w >= 0 for w in v),
-        ),
-        "the share of the league games at each count of players_mix",
-        fixed=True,
+    players_weights: tuple[float, ...] = field(
+        metadata=RUN.key(
+            Allowed(
+                "[] (equal) or one number >= 0 per count of players_mix",
+                _weights,
+            ),
+            "the share of the league games at each count of players_mix",
+            fixed=True,
+        )
     )
-    seed: int = RUN.key(
-        NON_NEGATIVE_INT, "seed of the games, the league, the networks and the evaluation deals"
+    seed: int = field(
+        metadata=RUN.key(
+            NON_NEGATIVE_INT, "seed of the games, the league, the networks and the evaluation deals"
+        )
     )
-    device: str = RUN.key(
-        Allowed("cpu, cuda or auto", lambda v: v in ("cpu", "cuda", "auto")),
-        "where the networks run (auto: cuda when torch sees one)",
+    device: str = field(
+        metadata=RUN.key(
+            Allowed("cpu, cuda or auto", lambda v: v in ("cpu", "cuda", "auto")),
+            "where the networks run (auto: cuda when torch sees one)",
+        )
     )
-    threads: int = RUN.key(
-        NON_NEGATIVE_INT.zero_means("torch's default"),
-        "torch CPU threads (1: the engine and torch share the cores best)",
+    threads: int = field(
+        metadata=RUN.key(
+            NON_NEGATIVE_INT.zero_means("torch's default"),
+            "torch CPU threads (1: the engine and torch share the cores best)",
+        )
     )
-    overlap: bool = RUN.key(
-        TRUE_OR_FALSE,
-        "train/ppo.py: collect the next rollout in a second process (on the other core, "
-        "acting with the policy one update behind) while this one trains; false: one "
-        "process, collection then update",
+    overlap: bool = field(
+        metadata=RUN.key(
+            TRUE_OR_FALSE,
+            "train/ppo.py: collect the next rollout in a second process (on the other core, "
+            "acting with the policy one update behind) while this one trains; false: one "
+            "process, collection then update",
+        )
     )
-    minutes: float = BUDGET.key(
-        NON_NEGATIVE_NUMBER.zero_means("no limit"),
-        "wall-clock budget of the whole command: set-up, warm start, updates, evaluations "
-        "and the final save (a resumed run gets this much again)",
+    minutes: float = field(
+        metadata=BUDGET.key(
+            NON_NEGATIVE_NUMBER.zero_means("no limit"),
+            "wall-clock budget of the whole command: set-up, warm start, updates, evaluations "
+            "and the final save (a resumed run gets this much again)",
+        )
     )
-    total_steps: int = BUDGET.key(
-        POSITIVE_INT,
-        "stop once the run has trained on this many learner decisions (over all sessions)",
+    total_steps: int = field(
+        metadata=BUDGET.key(
+            POSITIVE_INT,
+            "stop once the run has trained on this many learner decisions (over all sessions)",
+        )
     )
-    num_envs: int = ROLLOUT.key(
-        POSITIVE_INT, "games stepped at once (train/rllib_ppo.py: per env runner)", fixed=True
+    num_envs: int = field(
+        metadata=ROLLOUT.key(
+            POSITIVE_INT, "games stepped at once (train/rllib_ppo.py: per env runner)", fixed=True
+        )
     )
-    rollout_steps: int = ROLLOUT.key(POSITIVE_INT, "learner decisions per game per update")
-    epochs: int = ROLLOUT.key(POSITIVE_INT, "passes over an update's decisions")
-    minibatch_size: int = ROLLOUT.key(
-        POSITIVE_INT, "decisions per gradient step (also the warm start's)"
+    rollout_steps: int = field(
+        metadata=ROLLOUT.key(POSITIVE_INT, "learner decisions per game per update")
     )
-    learning_rate: float = ROLLOUT.key(POSITIVE_NUMBER, "Adam's step size (also the warm start's)")
-    anneal_lr: bool = ROLLOUT.key(
-        TRUE_OR_FALSE, "decay the learning rate linearly to 0 at total_steps"
+    epochs: int = field(metadata=ROLLOUT.key(POSITIVE_INT, "passes over an update's decisions"))
+    minibatch_size: int = field(
+        metadata=ROLLOUT.key(POSITIVE_INT, "decisions per gradient step (also the warm start's)")
     )
-    gamma: float = ROLLOUT.key(FRACTION, "discount per learner decision")
-    gae_lambda: float = ROLLOUT.key(FRACTION, "GAE's lambda")
-    clip_coef: float = ROLLOUT.key(POSITIVE_NUMBER, "PPO's clip of the probability ratio")
-    ent_coef: float = ROLLOUT.key(NON_NEGATIVE_NUMBER, "weight of the masked entropy bonus")
-    vf_coef: float = ROLLOUT.key(NON_NEGATIVE_NUMBER, "weight of the value loss")
-    max_grad_norm: float = ROLLOUT.key(POSITIVE_NUMBER, "gradient clipping (global norm)")
-    target_kl: float = ROLLOUT.key(
-        NON_NEGATIVE_NUMBER.zero_means("never"),
-        "stop an update's epochs early once the mean approx_kl is above this",
+    learning_rate: float = field(
+        metadata=ROLLOUT.key(POSITIVE_NUMBER, "Adam's step size (also the warm start's)")
     )
-    reward: str = ROLLOUT.key(
-        Allowed("match, round or first", lambda v: v in REWARDS),
-        "match: +1 to -1 linear in the final place (ties shared); round: also -points/target "
-        "at every round end; first: +1 for first place alone, -1/(P-1) for any other",
+    anneal_lr: bool = field(
+        metadata=ROLLOUT.key(TRUE_OR_FALSE, "decay the learning rate linearly to 0 at total_steps")
     )
-    hidden: tuple[int, ...] = ROLLOUT.key(
-        Allowed("a list of positive integers, e.g. [256, 256]", _widths),
-        "widths of the policy and value MLPs (tanh)",
-        fixed=True,
+    gamma: float = field(metadata=ROLLOUT.key(FRACTION, "discount per learner decision"))
+    gae_lambda: float = field(metadata=ROLLOUT.key(FRACTION, "GAE's lambda"))
+    clip_coef: float = field(
+        metadata=ROLLOUT.key(POSITIVE_NUMBER, "PPO's clip of the probability ratio")
     )
-    warm_start: str = WARM_START.key(
-        Allowed(
-            "none, expert, greedy, random, a shipped policy (ppo-classic, ...) or a policy "
-            "file: a policy's weights become the actor's (its widths must be hidden, or "
-            "narrower at the same depth: widened keeping its play; trained for any rule set "
-            "of the same sizes), and only the critic learns",
-            _warm_start,
-        ),
-        "before PPO the policy imitates this bot over its decisions in every seat, and the "
-        "value network learns their returns (train/ppo_parts/imitation.py)",
+    ent_coef: float = field(
+        metadata=ROLLOUT.key(NON_NEGATIVE_NUMBER, "weight of the masked entropy bonus")
     )
-    warm_start_decisions: int = WARM_START.key(
-        POSITIVE_INT, "bot decisions the warm start imitates"
+    vf_coef: float = field(metadata=ROLLOUT.key(NON_NEGATIVE_NUMBER, "weight of the value loss"))
+    max_grad_norm: float = field(
+        metadata=ROLLOUT.key(POSITIVE_NUMBER, "gradient clipping (global norm)")
     )
-    warm_start_epochs: int = WARM_START.key(
-        NON_NEGATIVE_INT, "passes of the warm start over those decisions"
+    target_kl: float = field(
+        metadata=ROLLOUT.key(
+            NON_NEGATIVE_NUMBER.zero_means("never"),
+            "stop an update's epochs early once the mean approx_kl is above this",
+        )
     )
-    self_play_games: int = SELF_PLAY.key(
-        NON_NEGATIVE_INT.zero_means("none"),
-        "games beside the num_envs league games in which the current policy plays every "
-        "seat and every seat's decisions train (train/ppo_parts/selfplay.py; train/ppo.py only)",
-        fixed=True,
+    reward: str = field(
+        metadata=ROLLOUT.key(
+            Allowed("match, round or first", lambda v: v in REWARDS),
+            "match: +1 to -1 linear in the final place (ties shared); round: also -points/target "
+            "at every round end; first: +1 for first place alone, -1/(P-1) for any other",
+        )
+    )
+    hidden: tuple[int, ...] = field(
+        metadata=ROLLOUT.key(
+            Allowed("a list of positive integers, e.g. [256, 256]", _widths),
+            "widths of the policy and value MLPs (tanh)",
+            fixed=True,
+        )
+    )
+    warm_start: str = field(
+        metadata=WARM_START.key(
+            Allowed(
+                "none, expert, greedy, random, a shipped policy (ppo-classic, ...) or a policy "
+                "file: a policy's weights become the actor's (its widths must be hidden, or "
+                "narrower at the same depth: widened keeping its play; trained for any rule set "
+                "of the same sizes), and only the critic learns",
+                _warm_start,
+            ),
+            "before PPO the policy imitates this bot over its decisions in every seat, and the "
+            "value network learns their returns (train/ppo_parts/imitation.py)",
+        )
+    )
+    warm_start_decisions: int = field(
+        metadata=WARM_START.key(POSITIVE_INT, "bot decisions the warm start imitates")
+    )
+    warm_start_epochs: int = field(
+        metadata=WARM_START.key(NON_NEGATIVE_INT, "passes of the warm start over those decisions")
+    )
+    self_play_games: int = field(
+        metadata=SELF_PLAY.key(
+            NON_NEGATIVE_INT.zero_means("none"),
+            "games beside the num_envs league games in which the current policy plays every "
+            "seat and every seat's decisions train (train/ppo_parts/selfplay.py; train/ppo.py "
+            "only)",
+            fixed=True,
+        )
     )
     league: LeagueConfig  # its keys (league.*) are in the league section
-    eval_every_minutes: float = OUTPUT.key(
-        NON_NEGATIVE_NUMBER.zero_means("no evaluation"),
-        "minutes between duplicate-deal evaluations against eval_opponent (also one at the "
-        "start and one at the end)",
+    eval_every_minutes: float = field(
+        metadata=OUTPUT.key(
+            NON_NEGATIVE_NUMBER.zero_means("no evaluation"),
+            "minutes between duplicate-deal evaluations against eval_opponent (also one at the "
+            "start and one at the end)",
+        )
     )
-    eval_matches: int = OUTPUT.key(
-        Allowed("an integer >= 2", lambda v: v >= 2),
-        "matches per evaluation (the same deals each time)",
+    eval_matches: int = field(
+        metadata=OUTPUT.key(
+            Allowed("an integer >= 2", _at_least_two),
+            "matches per evaluation (the same deals each time)",
+        )
     )
-    eval_opponent: str = OUTPUT.key(
-        Allowed("an agent name (expert, greedy, ...)", bool), "the agent evaluated against"
+    eval_opponent: str = field(
+        metadata=OUTPUT.key(
+            Allowed("an agent name (expert, greedy, ...)", bool), "the agent evaluated against"
+        )
     )
-    checkpoint_every_minutes: float = OUTPUT.key(
-        POSITIVE_NUMBER, "minutes between checkpoints (also at the end and on Ctrl-C)"
+    checkpoint_every_minutes: float = field(
+        metadata=OUTPUT.key(
+            POSITIVE_NUMBER, "minutes between checkpoints (also at the end and on Ctrl-C)"
+        )
     )
-    out: str = OUTPUT.key(
-        Allowed("a directory path", bool),
-        "directory for checkpoints, logs and results (a resumed run: its checkpoint's)",
+    out: str = field(
+        metadata=OUTPUT.key(
+            Allowed("a directory path", bool),
+            "directory for checkpoints, logs and results (a resumed run: its checkpoint's)",
+        )
     )
 
-    def ppo_keywords(self, library: typing.Literal["sb3", "rllib"]) -> dict[str, float]:
+    def ppo_keywords(self, library: typing.Literal["sb3", "rllib"]) -> dict[str, Any]:
         """The :data:`SHARED_PPO_KEYS` under ``library``'s names (:data:`PPO_RENAMES`), ready
-        to pass to SB3's ``MaskablePPO(...)`` or RLlib's ``PPOConfig().training(...)``."""
+        to pass to SB3's ``MaskablePPO(...)`` or RLlib's ``PPOConfig().training(...)`` (keyword
+        arguments, each of its parameter's type: floats and the int ``epochs``)."""
         names = PPO_RENAMES[library]
         return {names.get(key, key): getattr(self, key) for key in SHARED_PPO_KEYS}
 
@@ -349,7 +416,7 @@ def _fields(cls: type, prefix: str = "") -> Iterator[Field]:
     hints = typing.get_type_hints(cls)
     for item in dataclasses.fields(cls):
         kind = hints[item.name]
-        if dataclasses.is_dataclass(kind):
+        if isinstance(kind, type) and dataclasses.is_dataclass(kind):
             yield from _fields(kind, f"{prefix}{item.name}.")
             continue
         kind = tuple if typing.get_origin(kind) is tuple else kind

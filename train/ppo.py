@@ -48,7 +48,7 @@ from train.config_keys import ConfigError, TrainConfig
 from train.ppo_parts.imitation import estimate_seconds, warm_start
 from train.ppo_parts.masked import entropy, log_probs, make_networks, sample
 from train.ppo_parts.selfplay import SelfPlayGames
-from train.ppo_parts.state import PPOState, read_checkpoint
+from train.ppo_parts.state import PPOCapture, PPOState, read_checkpoint
 from train.ppo_parts.tables import Tables, counts_and_sizes
 from train.run import session
 from train.run.console import Console
@@ -56,6 +56,8 @@ from train.run.protocol import Counters, Settings, Spec, Update
 
 if TYPE_CHECKING:
     import torch
+
+    from train.ppo_parts.overlap import Collector
 else:  # loaded on first use, so that a bad command line fails before torch's seconds of loading
     torch = deferred_import("torch")
 
@@ -221,10 +223,9 @@ class PPO(PPOState):
         """One update on the rollout the collector collected (with the weights of two
         updates ago: the module docstring) while the last update ran; the collector goes
         on with the next."""
-        if self.collector is None:
-            self.start_collector()
+        collector = self.collector if self.collector is not None else self.start_collector()
         index = counters.update + 1
-        rollout = self.collector.rollout(index)
+        rollout = collector.rollout(index)
         self.use_storage(rollout.tensors)  # the same update code as in one process
         self.member_score, self.member_games = rollout.member_score, rollout.member_games
         global_step = counters.global_step + self.batch_size
@@ -232,14 +233,14 @@ class PPO(PPOState):
             rollout.tensors["advantages"], rollout.tensors["returns"], rollout.self_play,
             global_step,
         )  # fmt: skip
-        self.collector.finished(index, self.network_tensors())
+        collector.finished(index, self.network_tensors())
         self.updates = index
         return Update(self.batch_size, rollout.episodes, stats)
 
-    def start_collector(self) -> None:
+    def start_collector(self) -> Collector:
         """Hand the games, the league and the sampling generator to a collector process,
         which collects from the next rollout on; the update's minibatch order gets a
-        generator of its own."""
+        generator of its own. Returns the collector (also :attr:`collector`)."""
         state = self.handover(self.updates + 1)
         self.learner_generator()
         from train.ppo_parts import overlap  # imports torch: not before the command line is checked
@@ -248,6 +249,7 @@ class PPO(PPOState):
         self.collector = overlap.Collector(
             self.config, self.rules, state, self.network_tensors(), shapes, type(self)
         )
+        return self.collector
 
     def rollout(self) -> int:
         """``rollout_steps`` learner decisions in every league game into the storage;
@@ -428,7 +430,7 @@ def _device(name: str) -> torch.device:
 # --- the command line: train/run/session.py runs the trainer --------------------------------------
 
 
-SPEC = Spec(
+SPEC: Spec[PPOCapture] = Spec(
     prog="python train/ppo.py",
     description="Masked self-play PPO for 101 against a league (defaults: configs/train/ppo.yaml).",
     checkpoint="runs/ppo/checkpoint.pt",

@@ -52,11 +52,12 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from sto_odno_env.bots.checkpoint import (
+    CheckpointError,
     TorchPolicyAgent,
     build_network,
     policy_record,
@@ -65,6 +66,7 @@ from sto_odno_env.bots.checkpoint import (
 from sto_odno_env.views.observation import obs_size
 from train import deferred_import
 from train.ppo_parts.masked import make_networks
+from train.ppo_parts.state import PolicyRecord
 from train.rllib import checkpoint as rllib_checkpoint
 from train.rllib import env as rllib_env
 from train.rllib.algorithm import algorithm_config
@@ -74,10 +76,13 @@ from train.rllib.module import module_class
 from train.run import session
 from train.run.command_line import parse, user_errors
 from train.run.console import Console
-from train.run.protocol import Counters, Flag, Saved, Settings, Spec, Update
+from train.run.protocol import Counters, Flag, Record, Saved, Settings, Spec, Update
 
 if TYPE_CHECKING:
     import torch
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.core.learner.learner_group import LearnerGroup
+    from ray.rllib.env.env_runner_group import EnvRunnerGroup
 else:  # loaded on first use, so that a bad command line fails before torch's seconds of loading
     torch = deferred_import("torch")
 
@@ -104,11 +109,11 @@ class RLlibTrainer:
         config = self.config = settings.config
         self.rules = settings.rules
         self.players = config.players
-        self.env_runners = settings.flags["env_runners"]
-        self.gpus = settings.flags["gpus"]
-        self.address = settings.flags["address"]
+        self.env_runners = settings.flag("env_runners", int)
+        self.gpus = settings.flag("gpus", int)
+        self.address = settings.optional_flag("address", str)
         self.obs_size, self.num_actions = obs_size(self.rules), self.rules.num_actions
-        self.algo = None
+        self._algo: Algorithm | None = None  # built below; None again once closed
         self.runners: list[dict[str, Any]] = []
         if config.threads:
             torch.set_num_threads(config.threads)
@@ -119,7 +124,7 @@ class RLlibTrainer:
             connect(self.address, self.env_runners, self.gpus)
             signal.signal(signal.SIGTERM, handler)  # ray.init sets its own, a sys.exit
             algorithm = algorithm_config(config, self.rules, self.env_runners, self.gpus)
-            self.algo = algorithm.build_algo()
+            self._algo = algorithm.build_algo()
             # The driver's league holds the snapshots that every runner's league copies.
             self.actor = build_network(self.obs_size, list(config.hidden), self.num_actions)
             self.league = League(
@@ -138,8 +143,27 @@ class RLlibTrainer:
             raise
 
     @property
-    def group(self):
-        return self.algo.env_runner_group
+    def algo(self) -> Algorithm:
+        """RLlib's PPO, built by the constructor (until :meth:`close`)."""
+        if self._algo is None:
+            raise RuntimeError("the RLlib algorithm is closed")
+        return self._algo
+
+    @property
+    def group(self) -> EnvRunnerGroup:
+        """The env runners (RLlib's algorithm always has them once built)."""
+        group = self.algo.env_runner_group
+        if group is None:
+            raise RuntimeError("the RLlib algorithm has no env runners")
+        return group
+
+    @property
+    def learners(self) -> LearnerGroup:
+        """The learner group (RLlib's new API stack always has one once built)."""
+        learners = self.algo.learner_group
+        if learners is None:
+            raise RuntimeError("the RLlib algorithm has no learner group")
+        return learners
 
     # --- weights ----------------------------------------------------------------------------
 
@@ -147,7 +171,7 @@ class RLlibTrainer:
         """The learner's RLModule weights (``pi.*`` and ``vf.*``) as CPU tensors."""
         from ray.rllib.core.rl_module.rl_module import DEFAULT_MODULE_ID
 
-        state = self.algo.learner_group.get_weights()[DEFAULT_MODULE_ID]
+        state = self.learners.get_weights()[DEFAULT_MODULE_ID]
         return {k: torch.as_tensor(np.asarray(v)).clone() for k, v in state.items()}
 
     def pull_actor(self) -> None:
@@ -160,8 +184,8 @@ class RLlibTrainer:
 
         state = {f"pi.{k}": v.detach().cpu().numpy() for k, v in actor.state_dict().items()}
         state |= {f"vf.{k}": v.detach().cpu().numpy() for k, v in critic.state_dict().items()}
-        self.algo.learner_group.set_weights({DEFAULT_MODULE_ID: state})
-        self.group.sync_weights(from_worker_or_learner_group=self.algo.learner_group)
+        self.learners.set_weights({DEFAULT_MODULE_ID: state})
+        self.group.sync_weights(from_worker_or_learner_group=self.learners)
         self.pull_actor()
 
     def push_league(self, snapshots: bool = False) -> list[dict[str, Any]]:
@@ -232,24 +256,25 @@ class RLlibTrainer:
 
     # --- the run harness's side -------------------------------------------------------------
 
-    def capture(self) -> dict[str, Any]:
+    def capture(self) -> PolicyRecord:
         """The driver's policy (a copy); the algorithm itself is saved as it is, which is
         the same update since updates are never cut short."""
-        return policy_record(
+        record = policy_record(
             self.actor, list(self.config.hidden), self.rules.to_dict(), [self.players]
         )
+        return cast(PolicyRecord, record)  # policy_record's entries
 
-    def policy_agent(self, captured: dict[str, Any]) -> TorchPolicyAgent:
+    def policy_agent(self, captured: PolicyRecord) -> TorchPolicyAgent:
         actor = build_network(self.obs_size, list(self.config.hidden), self.num_actions)
         actor.load_state_dict(captured["state_dict"])
         return TorchPolicyAgent(actor)
 
-    def write_policy(self, captured: dict[str, Any], path: Path) -> None:
-        write_atomic(path, captured)
+    def write_policy(self, captured: PolicyRecord, path: Path) -> None:
+        write_atomic(path, dict(captured))
 
-    def write_checkpoint(self, captured: Any, counters: Counters, out: Path) -> Path:
+    def write_checkpoint(self, captured: PolicyRecord, counters: Counters, out: Path) -> Path:
         """RLlib's checkpoint with the driver's state beside it (``train/rllib/checkpoint.py``)."""
-        driver = {
+        driver: Record = {
             "config": json.dumps(self.config.to_dict()),
             "league": self.league.get_state(),
             "counters": counters.to_dict(),
@@ -261,11 +286,14 @@ class RLlibTrainer:
         """Continue the run saved in the checkpoint directory ``saved.path``."""
         self.algo.restore_from_path(str(saved.path.resolve()))
         self.pull_actor()
-        self.league.set_state(saved.data["league"])
-        self.group.sync_weights(from_worker_or_learner_group=self.algo.learner_group)
+        league = saved.data["league"]
+        if not isinstance(league, dict):
+            raise CheckpointError(f"checkpoint {str(saved.path)!r} holds no league state")
+        self.league.set_state(league)
+        self.group.sync_weights(from_worker_or_learner_group=self.learners)
         self.push_league(snapshots=True)
 
-    def scores(self, captured: Any) -> dict[str, float]:
+    def scores(self, captured: PolicyRecord) -> dict[str, float]:
         return {}  # the runners' envs do not count them
 
     def describe(self) -> str:
@@ -275,7 +303,7 @@ class RLlibTrainer:
             f"{config.rollout_steps} decisions per update, MLP {list(config.hidden)}"
         )
 
-    def extra_summary(self) -> dict[str, Any]:
+    def extra_summary(self) -> Record:
         return {
             "env_runners": self.env_runners,
             "runners": self.runners,
@@ -285,9 +313,9 @@ class RLlibTrainer:
 
     def close(self) -> None:
         ray = sys.modules.get("ray")
-        if self.algo is not None:
-            self.algo.stop()
-            self.algo = None
+        if self._algo is not None:
+            self._algo.stop()
+            self._algo = None
         if ray is not None and ray.is_initialized():
             ray.shutdown()
 
@@ -337,7 +365,7 @@ _SAVED_COUNT: dict[str, Any] = {
     "allowed": "an integer >= 0",
 }
 
-SPEC = Spec(
+SPEC: Spec[PolicyRecord] = Spec(
     prog="python train/rllib_ppo.py",
     description="Masked self-play PPO for 101 on Ray RLlib (defaults: configs/train/ppo.yaml), "
     "locally or on a Ray cluster (--address).",
@@ -378,6 +406,7 @@ def _measure(argv: list[str]) -> int:
     trainer = None
     try:
         settings = parse(SPEC, argv)
+        assert settings.args is not None  # parse() keeps the parsed command line
         trainer = RLlibTrainer(settings, Console(False))
         print(json.dumps(measure(trainer, settings.args.measure)), flush=True)
         return 0

@@ -16,9 +16,10 @@ best evaluated one ``best.zip``); ``agents.load("DIR/model.zip")`` plays it.
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sto_odno_env.bots.checkpoint import SB3PolicyAgent
 from sto_odno_env.tools import cli
@@ -26,12 +27,16 @@ from train import deferred_import
 from train.config_keys import ConfigError
 from train.run import session
 from train.run.console import Console
-from train.run.protocol import Counters, Flag, Saved, Settings, Spec, Update
+from train.run.protocol import Counters, Flag, Record, Saved, Settings, Spec, Update
 
 if TYPE_CHECKING:
     import torch
 else:  # loaded on first use, so that a bad command line fails before torch's seconds of loading
     torch = deferred_import("torch")
+
+# The captured state: the model's timesteps (the model itself is saved as it is, since an
+# update is never cut short).
+SB3Captured = dict[str, int]
 
 
 class SB3Trainer:
@@ -47,7 +52,7 @@ class SB3Trainer:
         from sto_odno_env.envs.sb3 import StoOdnoVecEnv
 
         config = self.config = settings.config
-        self.opponents = settings.flags["opponents"]
+        self.opponents = settings.flag("opponents", str)
         if config.threads:
             torch.set_num_threads(config.threads)
         opponent = load_agent(self.opponents, settings.rules, config.players, seed=config.seed)
@@ -89,32 +94,43 @@ class SB3Trainer:
             config.rollout_steps * config.num_envs,
             callback=CountMatches(),
             reset_num_timesteps=False,
-            log_interval=None,  # SB3 prints nothing; its statistics are read below
+            # SB3 prints nothing; its statistics are read below. sb3-contrib types
+            # log_interval int, but its learn() takes None for no logging.
+            log_interval=None,  # type: ignore[arg-type]
         )
         values = self.model.logger.name_to_value
         stats = {key.split("/", 1)[1]: float(v) for key, v in values.items() if "/" in key}
         return Update(self.model.num_timesteps - before, CountMatches.ended, stats)
 
+    def warm_start(self, console: Console) -> dict[str, float]:
+        """Never called: SPEC ignores ``warm_start`` (the harness counts it as done)."""
+        raise NotImplementedError("train/sb3_ppo.py has no warm start")
+
+    def warm_start_seconds(self) -> float:
+        """Never called (see :meth:`warm_start`)."""
+        raise NotImplementedError("train/sb3_ppo.py has no warm start")
+
     # --- the run harness's side -------------------------------------------------------------
 
-    def capture(self) -> dict[str, int]:
+    def capture(self) -> SB3Captured:
         """The model as it is (an update is never cut short)."""
         return {"timesteps": self.model.num_timesteps}
 
-    def policy_agent(self, captured: Any) -> SB3PolicyAgent:
+    def policy_agent(self, captured: SB3Captured) -> SB3PolicyAgent:
         return SB3PolicyAgent(self.model)
 
-    def write_policy(self, captured: Any, path: Path) -> None:
+    def write_policy(self, captured: SB3Captured, path: Path) -> None:
         """``model.save`` written whole or not at all (the kit's atomic write)."""
         with cli.atomic_open(path, "wb") as handle:
+            assert isinstance(handle, io.BufferedIOBase)  # "wb": a BufferedWriter
             self.model.save(handle)
 
-    def write_checkpoint(self, captured: Any, counters: Counters, out: Path) -> Path:
+    def write_checkpoint(self, captured: SB3Captured, counters: Counters, out: Path) -> Path:
         path = out / self.policy_name  # the model is its own checkpoint (no --resume)
         self.write_policy(captured, path)
         return path
 
-    def scores(self, captured: Any) -> dict[str, float]:
+    def scores(self, captured: SB3Captured) -> dict[str, float]:
         return {}
 
     def describe(self) -> str:
@@ -125,7 +141,7 @@ class SB3Trainer:
             "used)"
         )
 
-    def extra_summary(self) -> dict[str, Any]:
+    def extra_summary(self) -> Record:
         return {"opponents": self.opponents}
 
     def close(self) -> None:
@@ -136,7 +152,7 @@ def _no_resume(path: Path) -> Saved:
     raise ConfigError("train/sb3_ppo.py cannot resume a run; allowed: no --resume")
 
 
-SPEC = Spec(
+SPEC: Spec[SB3Captured] = Spec(
     prog="python train/sb3_ppo.py",
     description="MaskablePPO (sb3-contrib) on the batched vector env, against fixed "
     "opponents (defaults: configs/train/ppo.yaml); writes model.zip.",

@@ -72,10 +72,10 @@ def log_probs(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
 
 
 def sample(
-    logits: torch.Tensor, masks: torch.Tensor, generator: torch.Generator
+    logits: torch.Tensor, masks: torch.Tensor, generator: torch.Generator | None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Actions drawn from the masked distribution (Gumbel-max, reproducible with
-    ``generator``) and their log-probabilities."""
+    ``generator``; None: torch's default one) and their log-probabilities."""
     logp = log_probs(logits, masks)
     uniform = torch.rand(logp.shape, generator=generator, device=logp.device)
     gumbel = -torch.log(-torch.log(uniform.clamp_(1e-20, 1.0 - 1e-7)))

@@ -22,7 +22,7 @@ import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from train.run.protocol import Counters, Saved
 if TYPE_CHECKING:
     import torch
 
+    from sto_odno_env.game.rules import Rules
     from train.config_keys import TrainConfig
     from train.ppo_parts.overlap import Collector
     from train.ppo_parts.selfplay import SelfPlayGames
@@ -43,6 +44,56 @@ else:  # loaded on first use, so that a bad command line fails before torch's se
 
 # Plain data (tensors, numbers, strings, lists and dicts of them): what a checkpoint holds.
 Record = dict[str, Any]
+Weights = dict[str, "torch.Tensor"]  # a network's state_dict
+
+
+class OverlapRecord(TypedDict, total=False):
+    """``"training"``'s ``"overlap"``: an overlapped run's hand-over (module docstring)."""
+
+    rollout: int  # the rollout the collector collects next
+    behaviour: dict[str, Weights]  # the weights it collects with: "actor", "critic"
+    learner_generator: torch.Tensor | None  # the learner's generator state (minibatch order)
+
+
+class TrainingRecord(TypedDict, total=False):
+    """A checkpoint's ``"training"``: what a policy file lacks to continue the run. The play
+    state (:meth:`PPOState.play_state`) is missing from an overlapped capture until
+    :meth:`PPOState.collect_play` fetches it; ``counters`` is there once written."""
+
+    config: str  # the TrainConfig as JSON
+    critic: Weights
+    optimizer: dict[str, Any]  # torch.optim.Optimizer.state_dict(), as torch types it
+    member_score: torch.Tensor
+    member_games: torch.Tensor
+    league: Any  # Tables.get_state()'s leagues (one count's dict, or a list of them)
+    games: Any  # Tables.get_state()'s games, their arrays as _bytes_tensor's records
+    self_play: Record | None  # SelfPlayGames' arrays (as bytes) and carry
+    generator: torch.Tensor | None  # the sampling generator's state
+    overlap: OverlapRecord
+    counters: Record  # Counters.to_dict()
+    evaluations: str  # older checkpoints: the evaluations beside the counters
+
+
+class PolicyRecord(TypedDict):
+    """A policy file's entries (``sto_odno_env.bots.checkpoint.policy_record``'s)."""
+
+    format: str
+    version: int
+    obs_size: int
+    hidden: list[int]
+    num_actions: int
+    state_dict: Weights  # the actor's
+    rules: dict[str, Any] | None  # Rules.to_dict()
+    players: list[int] | None
+    observation_version: int
+    package_version: str
+
+
+class PPOCapture(PolicyRecord):
+    """A captured PPO run (:meth:`PPOState.capture`), the ``checkpoint.pt`` it writes: a
+    policy file's entries and ``"training"``."""
+
+    training: TrainingRecord
 
 
 class PPOState:
@@ -50,7 +101,7 @@ class PPOState:
     :class:`train.ppo.PPO`'s."""
 
     config: TrainConfig
-    rules: Any
+    rules: Rules
     device: torch.device
     generator: torch.Generator
     optimizer: torch.optim.Optimizer
@@ -75,15 +126,15 @@ class PPOState:
 
     # --- the checkpoint ---------------------------------------------------------------------
 
-    def capture(self) -> Record:
+    def capture(self) -> PPOCapture:
         """The whole run as plain data (copies) at the end of the last update: a policy
         file's entries plus ``"training"``, without the counters (the harness adds them)."""
         actor, critic = self.networks()
         config = self.config
-        data = checkpoint.policy_record(
+        record = checkpoint.policy_record(
             actor, list(config.hidden), self.rules.to_dict(), self.tables.counts
         )
-        training = data["training"] = {
+        training: TrainingRecord = {
             "config": json.dumps(config.to_dict()),
             "critic": _copy(critic.state_dict()),
             # a deep copy: the next update changes Adam's moments in place
@@ -91,6 +142,7 @@ class PPOState:
             "member_score": torch.from_numpy(self.member_score.copy()),
             "member_games": torch.from_numpy(self.member_games.copy()),
         }
+        data = cast(PPOCapture, {**record, "training": training})  # policy_record's keys
         if self.collector is not None:
             # The games, the league and the sampling generator are the collector's, at the
             # start of the next rollout: fetched when a checkpoint is written (collect_play).
@@ -99,7 +151,7 @@ class PPOState:
                 "learner_generator": self.generator.get_state(),
             }
             return data
-        training.update(self.play_state())
+        training.update(cast(TrainingRecord, self.play_state()))
         training["generator"] = self.generator.get_state()
         if self._behaviour is not None:  # resumed overlapped, the collector not started yet
             training["overlap"] = {
@@ -111,7 +163,9 @@ class PPOState:
 
     def restore(self, saved: Saved) -> None:
         """Continue the run of ``saved`` exactly where its update ended."""
-        data, path = saved.data, saved.path
+        # read_checkpoint checked a policy file with a "training" dict; a key missing from
+        # it fails below as a checkpoint that does not fit
+        data, path = cast(PPOCapture, saved.data), saved.path
         training = data["training"]
         actor, critic = self.networks()
         try:
@@ -136,7 +190,7 @@ class PPOState:
             ) from None
         self.next_obs = self.tables.observe()
 
-    def collect_play(self, captured: Record) -> None:
+    def collect_play(self, captured: PPOCapture) -> None:
         """Complete an overlapped capture with the collector's state at the start of the
         next rollout (in place; once)."""
         training = captured["training"]
@@ -146,13 +200,13 @@ class PPOState:
         state = self.collector.state(record["rollout"])
         record["behaviour"] = state.pop("behaviour")
         state.pop("rollout")
-        training.update(state)
+        training.update(cast(TrainingRecord, state))
 
-    def write_policy(self, captured: Record, path: Path) -> None:
+    def write_policy(self, captured: PPOCapture, path: Path) -> None:
         """The captured policy as a policy file (written whole or not at all)."""
         checkpoint.write_atomic(path, {k: v for k, v in captured.items() if k != "training"})
 
-    def write_checkpoint(self, captured: Record, counters: Counters, out: Path) -> Path:
+    def write_checkpoint(self, captured: PPOCapture, counters: Counters, out: Path) -> Path:
         """The captured run and ``counters`` as ``out/checkpoint.pt``; its path."""
         self.collect_play(captured)
         path = out / "checkpoint.pt"
@@ -160,13 +214,13 @@ class PPOState:
         checkpoint.write_atomic(path, {**captured, "training": training})
         return path
 
-    def policy_agent(self, captured: Record) -> checkpoint.TorchPolicyAgent:
+    def policy_agent(self, captured: PPOCapture) -> checkpoint.TorchPolicyAgent:
         """The captured policy as a greedy agent (a CPU copy, independent of training)."""
         actor = checkpoint.build_network(self.obs_size, list(self.config.hidden), self.num_actions)
         actor.load_state_dict(captured["state_dict"])
         return checkpoint.TorchPolicyAgent(actor)
 
-    def scores(self, captured: Record) -> dict[str, float]:
+    def scores(self, captured: PPOCapture) -> dict[str, float]:
         """The learner's score against each league member in the training games."""
         training = captured["training"]
         score, games = training["member_score"].numpy(), training["member_games"].numpy()
@@ -213,11 +267,12 @@ class PPOState:
             "member_games": torch.from_numpy(self.member_games.copy()),
         }
 
-    def load_play_state(self, training: Record) -> None:
+    def load_play_state(self, training: TrainingRecord | Record) -> None:
         """Take the games, league, self-play games and scores of :meth:`play_state`."""
         self.tables.set_state(training["league"], _map_arrays(training["games"], _array))
         if self.self_play is not None:
             play = training["self_play"]
+            assert play is not None  # self_play_games is a fixed key: the saved run had them
             arrays = {k: _array(v) for k, v in play["arrays"].items()}
             self.self_play.set_state({"arrays": arrays, "carry": play["carry"]})
         self.member_score = training["member_score"].numpy().copy()

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from train.config_keys import TrainConfig
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 # dicts of them).
 Record = dict[str, object]
 Captured = TypeVar("Captured")  # a trainer's state at the end of an update (its own type)
+T = TypeVar("T")
 
 
 @dataclass
@@ -152,13 +153,13 @@ class Flag:
 
 
 @dataclass(frozen=True)
-class Spec:
-    """What a trainer tells the harness."""
+class Spec(Generic[Captured]):
+    """What a trainer tells the harness; ``Captured`` is its trainer's captured state."""
 
     prog: str  # "python train/ppo.py"
     description: str
     checkpoint: str  # what --resume takes, e.g. "runs/ppo/checkpoint.pt"
-    build: Callable[[Settings, Console], Trainer]
+    build: Callable[[Settings, Console], Trainer[Captured]]
     read_checkpoint: Callable[[Path], Saved]
     outputs: str  # what --out receives, for the first lines
     flags: tuple[Flag, ...] = ()
@@ -185,3 +186,17 @@ class Settings:
     given: frozenset[str]
     progress: bool
     overwrite: bool = False  # --overwrite: a fresh run replaces the run in --out
+
+    def flag(self, name: str, kind: type[T]) -> T:
+        """The trainer flag ``name`` (its :class:`Flag`'s ``dest``), of its ``kind``."""
+        value = self.optional_flag(name, kind)
+        if value is None:
+            raise TypeError(f"trainer flag {name!r} has no value")
+        return value
+
+    def optional_flag(self, name: str, kind: type[T]) -> T | None:
+        """The trainer flag ``name``, of its ``kind``, or None (a flag whose default is None)."""
+        value = self.flags[name]
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(f"trainer flag {name!r} is {value!r}, not a {kind.__name__}")
+        return value

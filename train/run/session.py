@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Generic, Literal
 
 from sto_odno_env.tools import cli
 from train.config_keys import LEAGUE_BOTS
@@ -35,7 +36,7 @@ from train.run.command_line import parse, run_errors, user_errors
 from train.run.console import Console, duration, rate
 from train.run.evaluations import Evaluations
 from train.run.outputs import Outputs
-from train.run.protocol import Counters, Settings, Spec, Trainer, Update
+from train.run.protocol import Captured, Counters, Settings, Spec, Trainer, Update
 from train.run.signals import Interrupted, Signals
 from train.run.summary import (
     Figures,
@@ -46,11 +47,14 @@ from train.run.summary import (
     summary_json,
 )
 
+if TYPE_CHECKING:
+    from torch.utils.tensorboard import SummaryWriter
 
-class Session:
+
+class Session(Generic[Captured]):
     """One command: the phases of a run (see the module docstring)."""
 
-    def __init__(self, spec: Spec, settings: Settings, signals: Signals, started: float):
+    def __init__(self, spec: Spec[Captured], settings: Settings, signals: Signals, started: float):
         self.spec, self.settings, self.config = spec, settings, settings.config
         self.signals = signals
         self.started = started  # time.monotonic() at the command's start
@@ -65,13 +69,26 @@ class Session:
         self.outputs = Outputs(self.out, saved.counters.update if saved else None,
                                settings.overwrite)  # fmt: skip
         self.figures = Figures()
-        self.trainer: Trainer | None = None
-        self.captured: object = None  # the trainer's state at the last finished update
+        self.trainer: Trainer[Captured] | None = None  # built by set_up
+        self.captured: Captured | None = None  # the trainer's state at the last finished update
         self.phase = "set-up"
         self.stop_reason = ""
         self.unfinished = False  # the budget ended it before total_steps
-        self.writer = None
+        self.writer: SummaryWriter | Literal[False] | None = None  # False: no tensorboard
         signals.where = lambda: self.phase
+
+    @property
+    def built(self) -> Trainer[Captured]:
+        """The trainer, once :meth:`set_up` has built it."""
+        if self.trainer is None:
+            raise RuntimeError("the trainer is used before set_up built it")
+        return self.trainer
+
+    def latest(self) -> tuple[Trainer[Captured], Captured]:
+        """The trainer and its state at the last finished update (both there after set-up)."""
+        if self.captured is None:
+            raise RuntimeError("the trainer's state is used before set_up captured it")
+        return self.built, self.captured
 
     def reserve(self) -> float:
         return self.budget.end_reserve(self.evaluations.seconds, self.outputs.save_seconds)
@@ -137,19 +154,20 @@ class Session:
     def update(self) -> Update:
         """One update; the captured state and the counters move to it together."""
         began = time.monotonic()
-        if self.trainer.interruptible:
-            update = self.trainer.train(self.counters)
+        trainer = self.built
+        if trainer.interruptible:
+            update = trainer.train(self.counters)
             self.finish_update(update, time.monotonic() - began)
         else:  # a signal waits for the update and its bookkeeping
             with self.signals.hold(self.notice_update, second_stops=True):
-                update = self.trainer.train(self.counters)
+                update = trainer.train(self.counters)
                 self.finish_update(update, time.monotonic() - began)
         return update
 
     def finish_update(self, update: Update, seconds: float) -> None:
         counters, figures = self.counters, self.figures
         with self.signals.hold():
-            self.captured = self.trainer.capture()
+            self.captured = self.built.capture()
             counters.update += 1
             counters.global_step += update.decisions
             counters.episodes += update.episodes
@@ -188,18 +206,17 @@ class Session:
         self.phase = "set-up"
         began = time.monotonic()
         self.console.say("set-up: loading torch and building the trainer")
-        self.trainer = self.spec.build(self.settings, self.console)
+        trainer = self.trainer = self.spec.build(self.settings, self.console)
         self.signals.install()  # after Ray's ray.init, which sets its own SIGTERM handler
         self.signals.check()
-        self.captured = self.trainer.capture()
-        self.console.say(
-            f"set-up done in {time.monotonic() - began:.1f} s: {self.trainer.describe()}"
-        )
+        self.captured = trainer.capture()
+        self.console.say(f"set-up done in {time.monotonic() - began:.1f} s: {trainer.describe()}")
 
     def warm_start(self) -> None:
         self.phase = "warm start"
         config = self.config
-        estimate = self.trainer.warm_start_seconds()
+        trainer = self.built
+        estimate = trainer.warm_start_seconds()
         what = (
             f"{config.warm_start_decisions:,} {config.warm_start} decisions, then "
             f"{config.warm_start_epochs} fitting epochs"
@@ -217,10 +234,10 @@ class Session:
             self.stop_reason = "budget too short for the warm start"
             raise
         began = time.monotonic()
-        stats = self.trainer.warm_start(self.console)
+        stats = trainer.warm_start(self.console)
         seconds = time.monotonic() - began
         with self.signals.hold():
-            self.captured = self.trainer.capture()
+            self.captured = trainer.capture()
             self.counters.elapsed += seconds
             self.counters.warm_started = True
             self.outputs.worth_saving = True
@@ -254,14 +271,15 @@ class Session:
         """An evaluation of the captured policy; ``best.pt`` if it is the best so far."""
         phase, self.phase = self.phase, label
         counters = self.counters
-        agent = self.trainer.policy_agent(self.captured)
+        trainer, captured = self.latest()
+        agent = trainer.policy_agent(captured)
         rows = self.evaluations.play(label, agent, counters, self.console)
         with self.signals.hold():
             counters.evaluations.extend(rows)
             score = evaluations.score(rows)
             if score > counters.best_rate:
                 counters.best_rate = score
-                self.trainer.write_policy(self.captured, self.outputs.folder() / self.best_name())
+                trainer.write_policy(captured, self.outputs.folder() / self.best_name())
             self.outputs.write_evaluations(counters.evaluations)
         writer = self.tensorboard()
         if writer is not None:
@@ -281,7 +299,7 @@ class Session:
         if self.captured is None:
             return
         phase, self.phase = self.phase, "saving"
-        self.outputs.save(self.trainer, self.captured, self.counters)
+        self.outputs.save(self.built, self.captured, self.counters)
         self.phase = phase
 
     def stopped(self, stop: Interrupted) -> int:
@@ -305,11 +323,11 @@ class Session:
 
     def best_name(self) -> str:
         """``best.pt`` (``best.zip`` for an SB3 model)."""
-        return "best" + Path(self.trainer.policy_name).suffix
+        return "best" + Path(self.built.policy_name).suffix
 
     # --- logs and the summary -----------------------------------------------------------------
 
-    def tensorboard(self):  # a torch.utils.tensorboard.SummaryWriter, or None without it
+    def tensorboard(self) -> SummaryWriter | None:  # None without tensorboard
         if self.writer is None:
             try:
                 from torch.utils.tensorboard import SummaryWriter
@@ -326,7 +344,8 @@ class Session:
         step = self.counters.global_step
         for name, value in update.stats.items():
             writer.add_scalar(f"train/{name}", value, step)
-        for name, score in self.trainer.scores(self.captured).items():
+        trainer, captured = self.latest()
+        for name, score in trainer.scores(captured).items():
             writer.add_scalar(f"league/{name}", score, step)
 
     def postfix(self, update: Update) -> str:
@@ -360,18 +379,20 @@ class Session:
         outputs.write_text("summary.json", text)
 
 
-def main(spec: Spec, argv: list[str] | None = None, settings: Settings | None = None) -> int:
+def main(
+    spec: Spec[Captured], argv: list[str] | None = None, settings: Settings | None = None
+) -> int:
     """Run a trainer's command (see the module docstring); returns the exit code. A library
     caller (the best-response trainer) gives checked ``settings`` instead of ``argv``."""
     return execute(spec, argv, settings)[0]
 
 
 def execute(
-    spec: Spec, argv: list[str] | None = None, settings: Settings | None = None
-) -> tuple[int, Session | None]:
+    spec: Spec[Captured], argv: list[str] | None = None, settings: Settings | None = None
+) -> tuple[int, Session[Captured] | None]:
     """:func:`main`, also returning the session (its trainer and counters: for tests)."""
     started = time.monotonic()
-    session = None
+    session: Session[Captured] | None = None
     signals = Signals()
     signals.install()
     console = Console(False)
