@@ -354,7 +354,7 @@ def _run(args: argparse.Namespace, written: list[Path]) -> int:
 
 def _label_and_fit(
     args: argparse.Namespace, rules: Rules, counts: list[int], claimed: list[int] | None,
-    path: str, record: dict[str, Any], network: torch.nn.Module, hidden: list[int],
+    path: Path, record: dict[str, Any], network: torch.nn.Module, hidden: list[int],
     teacher_spec: str, out: Path, written: list[Path],
 ) -> int:  # fmt: skip
     if args.positions:
@@ -389,7 +389,8 @@ def _label_and_fit(
             parts.append(part)
         positions = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
         with cli.atomic_open(out / "positions.npz", "wb") as handle:
-            np.savez_compressed(handle, **positions)
+            # numpy's stubs match **arrays against allow_pickle: bool too; no key here is that
+            np.savez_compressed(handle, **positions)  # type: ignore[arg-type]
         written.append(out / "positions.npz")
     stats = fit(network, positions, args.epochs, args.minibatch, args.learning_rate, args.seed,
                 args.temperature)  # fmt: skip

@@ -173,7 +173,8 @@ def teacher_of(
 
     path = policy_path(config.warm_start, players)  # ppo-classic: its file at this count
     record = read(path)
-    widths = [layer.out_features for layer in actor[:-1] if isinstance(layer, torch.nn.Linear)]
+    layers = list(actor.children())[:-1]  # the actor's MLP, less its output layer
+    widths = [layer.out_features for layer in layers if isinstance(layer, torch.nn.Linear)]
     hidden = list(record["hidden"])
     if not widens(hidden, widths) or record["obs_size"] != obs_size(rules):
         raise CheckpointError(

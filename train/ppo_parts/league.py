@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import torch
@@ -27,6 +27,13 @@ from train.ppo_parts.masked import sample
 
 if TYPE_CHECKING:
     from torch import nn
+
+
+@runtime_checkable
+class _Seeded(Protocol):
+    """A league bot that draws from a generator of its own (the checkpoint keeps its state)."""
+
+    generator: np.random.Generator
 
 
 class NetworkPlayer:
@@ -160,7 +167,7 @@ class League:
         bot_rngs = {
             name: json.dumps(bot.generator.bit_generator.state)
             for name, bot in self.bots.items()
-            if hasattr(bot, "generator")
+            if isinstance(bot, _Seeded)
         }
         return {
             "assign": torch.from_numpy(self.assign.copy()),
@@ -223,4 +230,7 @@ class League:
             }
         )
         for name, state in data["bot_rngs"].items():
-            self.bots[name].generator.bit_generator.state = json.loads(state)
+            bot = self.bots[name]
+            if not isinstance(bot, _Seeded):
+                raise ValueError(f"the checkpoint seeds league bot {name!r}, which draws nothing")
+            bot.generator.bit_generator.state = json.loads(state)

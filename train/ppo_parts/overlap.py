@@ -40,6 +40,7 @@ import os
 import signal
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -301,7 +302,7 @@ class _Loop:
     def __init__(self, config, rules, state, buffers, weights, inbox, outbox, learner, trainer):
         from train.run.protocol import Settings
 
-        settings = Settings(config, rules, None, {}, None, None, frozenset(), False)
+        settings = Settings(config, rules, Path(config.out), {}, None, None, frozenset(), False)
         self.trainer = trainer(settings)
         self.trainer.take_over(state)
         self.tensors = self.trainer.network_tensors()

@@ -43,7 +43,8 @@ def algorithm_config(config: TrainConfig, rules: Rules, env_runners: int, gpus: 
     register_env(ENV_NAME, make_env)
     num_envs, steps = config.num_envs, config.rollout_steps
     batch = num_envs * steps * max(env_runners, 1)
-    learners = {"num_learners": 0}
+    # AlgorithmConfig.learners' keyword arguments (each of its parameter's type)
+    learners: dict[str, Any] = {"num_learners": 0}
     if gpus:
         learners = {"num_learners": gpus, "num_gpus_per_learner": 1}
     return (

@@ -228,7 +228,7 @@ def check_rules(config: TrainConfig) -> Rules:
     return rules
 
 
-def check_resumable(saved: Saved, config: TrainConfig, given: dict, rules: Rules) -> None:
+def check_resumable(saved: Saved, config: TrainConfig, given: frozenset[str], rules: Rules) -> None:
     """Keys the saved state's shapes depend on must be the checkpoint's."""
     from sto_odno_env.bots.checkpoint import CheckpointError, check_fits
 

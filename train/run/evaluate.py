@@ -39,11 +39,16 @@ class Evaluation:
     def row(self, update: int, step: int, minutes: float) -> dict:
         """One line of a run's ``evaluations.csv``: when it was taken, and the result."""
         exact = {}
-        if self.nash_conv is not None:
+        nash_conv, exploitability, exact_reward = (
+            self.nash_conv,
+            self.exploitability,
+            self.exact_reward,
+        )
+        if nash_conv is not None and exploitability is not None and exact_reward is not None:
             exact = {
-                "nash_conv": round(self.nash_conv, 6),
-                "exploitability": round(self.exploitability, 6),
-                "exact_reward": round(self.exact_reward, 6),
+                "nash_conv": round(nash_conv, 6),
+                "exploitability": round(exploitability, 6),
+                "exact_reward": round(exact_reward, 6),
             }
         return {
             "update": update,

@@ -19,6 +19,7 @@ from train.run.console import Console, duration
 from train.run.protocol import Counters, Record
 
 if TYPE_CHECKING:
+    from sto_odno_env.game.rules import Rules
     from train.run.evaluate import ExactTable
 
 EVALUATION_SEED_OFFSET = 100_003  # the evaluation deals: another stream than the games'
@@ -33,7 +34,7 @@ def eval_counts(config: TrainConfig) -> list[int]:
 class Evaluations:
     """When to evaluate, and one evaluation's matches and records."""
 
-    def __init__(self, config: TrainConfig, rules: object):
+    def __init__(self, config: TrainConfig, rules: Rules):
         self.config = config
         self.rules = rules
         self.seconds = 0.0  # the last evaluation's
@@ -110,8 +111,16 @@ def by_update(rows: Rows) -> list[Rows]:
 def score(group: Rows) -> float:
     """What picks best.pt: one count's rate, or several counts' mean rate above par."""
     if len(group) == 1:
-        return group[0]["rate"]
-    return sum(row["rate"] - 1.0 / row["players"] for row in group) / len(group)
+        return _number(group[0], "rate")
+    return sum(_number(row, "rate") - 1.0 / _number(row, "players") for row in group) / len(group)
+
+
+def _number(row: Record, key: str) -> float:
+    """A number of an evaluation row (:meth:`train.run.evaluate.Result.row`'s)."""
+    value = row[key]
+    if not isinstance(value, (int, float)):
+        raise TypeError(f"evaluation row's {key!r} is {value!r}, not a number")
+    return value
 
 
 def latest(rows: Rows) -> Rows | None:
