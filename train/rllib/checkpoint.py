@@ -85,10 +85,14 @@ def export_policy(checkpoint: str | Path, path: str | Path) -> None:
     config = read_checkpoint(checkpoint).config  # a foreign driver state: one line, as --resume
     module_class()
     module = RLModule.from_checkpoint(str(module_dir))
-    rules = load_rules(config["rules"])
-    write_atomic(
-        path, policy_record(module.pi, config["hidden"], rules.to_dict(), [config["players"]])
-    )
+    actor = getattr(module, "pi", None)  # MaskedMLP's actor; RLModule's type has no pi
+    rules_spec, hidden, players = config["rules"], config["hidden"], config["players"]
+    if actor is None or not isinstance(rules_spec, str | dict) or not isinstance(players, int):
+        raise CheckpointError(f"checkpoint {str(checkpoint)!r} holds no kit policy to export")
+    if not isinstance(hidden, list) or not all(isinstance(width, int) for width in hidden):
+        raise CheckpointError(f"checkpoint {str(checkpoint)!r} has hidden {hidden!r}")
+    rules = load_rules(rules_spec)
+    write_atomic(path, policy_record(actor, hidden, rules.to_dict(), [players]))
 
 
 def export_command(argv: list[str], prog: str) -> int:

@@ -27,6 +27,7 @@ def module_class() -> type:
     """:class:`MaskedMLP`, built once (Ray's RLModule classes are imported here)."""
     if "MaskedMLP" in globals():
         return globals()["MaskedMLP"]
+    from gymnasium import spaces
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.apis import ValueFunctionAPI
     from ray.rllib.core.rl_module.torch import TorchRLModule
@@ -36,10 +37,27 @@ def module_class() -> type:
         its spaces; illegal actions' logits are -1e9."""
 
         def setup(self):
-            size = int(self.observation_space[KEYS[0]].shape[0])
-            self.pi, self.vf = make_networks(
-                size, list(self.model_config["hidden"]), int(self.action_space.n)
+            # RLlib types the spaces and the model config as optional; the runner always
+            # sets them before setup (a Dict observation, a Discrete action space).
+            observations, actions, model = (
+                self.observation_space,
+                self.action_space,
+                self.model_config,
             )
+            if not isinstance(observations, spaces.Dict) or not isinstance(
+                actions, spaces.Discrete
+            ):
+                raise TypeError(
+                    "MaskedMLP needs a Dict observation and a Discrete action space, got "
+                    f"{observations!r}, {actions!r}"
+                )
+            if not isinstance(model, dict):
+                raise TypeError(f"MaskedMLP needs a model_config dict with 'hidden', got {model!r}")
+            shape = observations[KEYS[0]].shape
+            if not shape:
+                raise TypeError(f"MaskedMLP needs a vector observation, got {observations!r}")
+            size = int(shape[0])
+            self.pi, self.vf = make_networks(size, list(model["hidden"]), int(actions.n))
 
         def _forward(self, batch, **kwargs):
             observations = batch[Columns.OBS]

@@ -106,6 +106,7 @@ class LazyChance:
     def _note_flips(self, state: engine.State) -> None:
         # Under ``reshuffle: flip`` the pile is turned over without asking chance: the old
         # stock was drawn to its end, and the new one is known to everybody.
+        assert self.trace is not None  # a flip rule set's match is always traced
         flips = [e for e in self.trace.current[0] if e["type"] == "reshuffle"]
         while len(flips) > self.flips:
             if self.stack is not None:

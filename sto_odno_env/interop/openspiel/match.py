@@ -84,7 +84,8 @@ class Decision:
         """A digest of ``seat``'s lines up to this decision (computed on first use, once
         per link: a search that never asks for information states never pays for them)."""
         if seat not in self.digests:
-            pending, link = [], self
+            pending: list[Decision] = []
+            link: Decision | None = self
             while link is not None and seat not in link.digests:
                 pending.append(link)
                 link = link.previous
@@ -97,7 +98,8 @@ class Decision:
 
     def chain(self) -> list[Decision]:
         """The trail up to this decision, oldest first."""
-        links, link = [], self
+        links: list[Decision] = []
+        link: Decision | None = self
         while link is not None:
             links.append(link)
             link = link.previous
@@ -116,7 +118,8 @@ class Steps:
 
     def all(self) -> list[dict[str, Any]]:
         """Every event so far, in order."""
-        chunks, link = [], self
+        chunks: list[tuple[dict[str, Any], ...]] = []
+        link: Steps | None = self
         while link is not None:
             chunks.append(link.events)
             link = link.previous
@@ -252,6 +255,7 @@ class Match:
             total + float(gain) for total, gain in zip(self.returns, rewards, strict=True)
         )
         if self.traced:
+            assert trace is not None  # a traced match steps with its trace
             self.log = Steps(tuple(trace.current[0]), self.log)
         self.legal = None
         self._place_ahead(state)
@@ -274,10 +278,16 @@ class Match:
         self.need = self.stack
         self.ahead = True
 
+    def _reached(self) -> engine.State:
+        """The engine state at the decision waiting now (set once the match started)."""
+        if self.engine is None:
+            raise RuntimeError("the match has not reached a decision yet")
+        return self.engine
+
     def legal_actions(self) -> tuple[int, ...]:
         """The legal actions of the seat to act, ascending."""
         if self.legal is None:
-            self.legal = _bits(int(self.engine.legal_bits[0]))
+            self.legal = _bits(int(self._reached().legal_bits[0]))
         return self.legal
 
     def apply(self, action: int) -> None:
@@ -308,10 +318,11 @@ class Match:
             return
         if self.done:
             raise ValueError("the game is over")
-        if not int(self.engine.legal_bits[0]) >> action & 1 or action < 0:
-            raise engine.IllegalActionError(engine.illegal_message(self.engine, 0, action))
+        reached = self._reached()
+        if not int(reached.legal_bits[0]) >> action & 1 or action < 0:
+            raise engine.IllegalActionError(engine.illegal_message(reached, 0, action))
         self.actions.append(action)
-        self.trail = Decision(self.engine, self.to_act, action, self.trail)
+        self.trail = Decision(reached, self.to_act, action, self.trail)
         self.snap = self.engine
         self.snap_events = len(self.events)
         self.snap_stack = self.stack

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ...game.rules import Rules, load_rules
+from .chance import ChanceEvent
 from .match import replay
 
 
@@ -22,7 +23,7 @@ def record_events(state) -> list[dict[str, Any]]:
     match = state._m
     if not match.traced:
         match = replay(dict(match.facts.params), bytes(match.actions), traced=True)
-    stacks = {"deck": [], "shuffle": []}
+    stacks: dict[str, list[ChanceEvent]] = {"deck": [], "shuffle": []}
     for event in match.events:
         if event.kind in stacks:
             stacks[event.kind].append(event)
@@ -51,7 +52,7 @@ def record_outcomes(events: Sequence[dict[str, Any]], rules: Rules | str) -> lis
     ``[dealer]``, a round's deck, a reshuffled stock (unless ``reshuffle: flip``), ``[card]``
     stolen."""
     rules = load_rules(rules)
-    outcomes = []
+    outcomes: list[list[int]] = []
     for event in events:
         if event["type"] == "round":
             if not outcomes:

@@ -42,7 +42,10 @@ class StoOdnoState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The outcomes of the open event, each equally likely."""
-        remaining = self._m.events[self._m.need].remaining()
+        need = self._m.need
+        if need is None:
+            raise RuntimeError("not a chance node: no event waits for an outcome")
+        remaining = self._m.events[need].remaining()
         return [(value, 1.0 / len(remaining)) for value in remaining]
 
     def _apply_action(self, action: int) -> None:
