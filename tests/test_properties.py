@@ -39,9 +39,11 @@ from tests.rules_oracle import deck_cards, playable, same_rank
 
 def ids(rules: Rules) -> tuple[int, int, int, int, frozenset[int]]:
     """§1, §12 read plainly: (cards, draw, pass, call, suit orders) of the rule set's deck:
-    plays 0…N-1, then the four orders, draw, pass and call."""
-    n = len(deck_cards(rules))
-    return n, n + 4, n + 5, n + 6, frozenset(range(n, n + 4))
+    plays 0…N-1, then one order per suit of the deck (four, or a small deck's), draw, pass
+    and call."""
+    cards = deck_cards(rules)
+    n, suits = len(cards), len({suit for _, suit in cards})
+    return n, n + suits, n + suits + 1, n + suits + 2, frozenset(range(n, n + suits))
 
 
 # Fields a step rewrites in every game (outputs of the last step), so a finished game's
@@ -102,6 +104,10 @@ def variants(draw, short_matches: bool = False) -> Variant:
     base = Rules.preset(preset)
     low, high = base.players
     players = draw(st.integers(low, high))
+    cards = deck_cards(base)
+    # a holder card and a paired rank the deck has (micro lacks Q♥ and the ace)
+    holder = "Q♥" if ("Q", "♥") in cards else "".join(cards[-1])
+    paired = "A" if any(rank == "A" for rank, _ in cards) else cards[-1][0]
     effects = base.to_dict()["effects"]
     queen = dict(effects.get("Q", {}))
     queen["wild"] = draw(st.booleans())
@@ -117,7 +123,7 @@ def variants(draw, short_matches: bool = False) -> Variant:
         "cover_can_finish": draw(st.booleans()),
         "effects": effects,
         # the §12 scoring switches (docs/rules.md)
-        "holder_wins": draw(st.sampled_from([[], ["Q♥"]])),
+        "holder_wins": draw(st.sampled_from([[], [holder]])),
         "multiplier_scope": draw(st.sampled_from(["round", "total"])),
         "bonus_combo": draw(st.booleans()),
         "leftover_bonus": draw(st.sampled_from(["ordinary", "subtract", "single_adds"])),
@@ -127,7 +133,7 @@ def variants(draw, short_matches: bool = False) -> Variant:
         "deck": draw(st.sampled_from([36, 36, 52])) if base.deck.full else base.deck.value(),
     }
     if draw(st.booleans()):
-        changes["points"] = {**base.to_dict()["points"], "A": [1, 11]}
+        changes["points"] = {**base.to_dict()["points"], paired: [1, 11]}
         if changes["deck"] == 52 and draw(st.booleans()):
             changes["points"]["2"] = [2, 12]  # a low card with a pair
     if short_matches:

@@ -75,8 +75,16 @@ class StrengthError(StoOdnoError):
 def claims(name: str, path: Path) -> tuple[str, list[int]]:
     """The rules preset and the player counts that the policy file at ``path`` claims."""
     from sto_odno_env.bots.checkpoint import CheckpointError, check_fits, read
+    from sto_odno_env.bots.tabular import TabularPolicyError, load_tabular, read_header
     from sto_odno_env.game.rules import RulesError, load_rules
 
+    if path.suffix == ".npz":  # a table solved exactly (cfr-micro): its header says
+        try:
+            header = read_header(path)
+            load_tabular(path, header["rules"]["name"])
+        except (TabularPolicyError, RulesError, KeyError, OSError) as error:
+            raise StrengthError(f"policy {name!r}: {error}") from None
+        return str(header["rules"]["name"]), sorted(int(c) for c in header["players"])
     try:
         data = read(path)
         rules = data.get("rules") or {}
