@@ -43,5 +43,5 @@ def test_a_large_rule_set_is_left_as_it_was():
     evaluation = plain()
     expert = load("expert", "classic", 2)
     assert table.measure(evaluation, expert, expert) is evaluation
-    assert table.tree() is None  # refused once, by the deal's size
+    assert table.tree is None  # refused once, by the deal's size
     assert "nash_conv" not in evaluation.row(update=0, step=0, minutes=0.0)

@@ -80,11 +80,7 @@ def _parser() -> argparse.ArgumentParser:
 def _evaluate(tree, args) -> int:
     rules = tree.rules
     agents = [load(name, rules, args.players) for name in args.agents]
-    if len(agents) not in (1, args.players):
-        raise AgentError(
-            f"{len(agents)} agents for {args.players} seats; allowed: 1 or {args.players}"
-        )
-    result = exploitability(tree, table_profile(tree, agents))
+    result = exploitability(tree, table_profile(tree, agents))  # checks the agents' count
     names = args.agents * args.players if len(args.agents) == 1 else args.agents
     print(f"{'seat':<5} {'agent':<24} {'value':>9} {'best response':>14} {'gain':>9}")
     for seat in range(args.players):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .tree import ExactError, GameTree
-from .values import _ranges, exploitability, node_values
+from .values import _ranges, exploitability, node_values, reach_through
 
 KEYS = ("infoset", "observation")
 
@@ -90,19 +90,19 @@ def solve(
         uniform = legal / legal.sum(axis=1, keepdims=True)
         return np.where(total > 0, positive / np.where(total > 0, total, 1.0), uniform)
 
-    def reach_of(seat: int, own: bool) -> np.ndarray:
-        """Reach through ``seat``'s edges only (own) or through every other edge."""
-        reach = np.ones(tree.size)
+    # Which edges leave each seat's decisions: the same every iteration.
+    seat_edges = []
+    for seat in range(tree.players):
         mine = np.zeros(tree.size, dtype=bool)
         mine[decision_edge] = edge_seat == seat
-        edge = np.where(mine == own, weights, 1.0)
+        seat_edges.append(mine)
+
+    def reach_of(seat: int, own: bool) -> np.ndarray:
+        """Reach through ``seat``'s edges only (own) or through every other edge."""
+        edge = np.where(seat_edges[seat] == own, weights, 1.0)
         if own:
             edge[1:][below_root] = 1.0
-        levels = tree.levels
-        for depth in range(1, len(levels) - 1):
-            lo, hi = levels[depth], levels[depth + 1]
-            reach[lo:hi] = reach[tree.parent[lo:hi]] * edge[lo:hi]
-        return reach
+        return reach_through(tree, edge)
 
     for iteration in range(1, iterations + 1):
         for seat in range(tree.players):

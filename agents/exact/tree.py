@@ -193,9 +193,9 @@ def build_tree(
         live = np.flatnonzero(~done)
         infosets = np.full(count, -1, dtype=np.int64)
         observed = np.full(count, -1, dtype=np.int64)
+        masks = engine.legal_mask(state)[live]
         if live.size:
             rows = observe(state, games=live)
-            masks = engine.legal_mask(state)[live]
             for k, game in enumerate(live):
                 key = rows[k].tobytes()
                 obs_id = observation_keys.get(key)
@@ -216,7 +216,6 @@ def build_tree(
         node_observations.append(observed)
         if not live.size:
             break
-        masks = engine.legal_mask(state)[live]
         per_node = masks.sum(axis=1)
         source = np.repeat(live, per_node)
         chosen = np.nonzero(masks)[1]

@@ -47,17 +47,28 @@ def node_values(tree: GameTree, weights: np.ndarray) -> np.ndarray:
     return values
 
 
-def _opponent_reach(tree: GameTree, weights: np.ndarray, seat: int) -> np.ndarray:
-    """(N,) the probability of reaching each node from the chance and the other seats'
-    edges (``seat``'s own edges count 1)."""
+def profile_values(tree: GameTree, profile: np.ndarray) -> np.ndarray:
+    """(P,) each seat's expected match reward when every seat plays ``profile``."""
+    return node_values(tree, weights_of(tree, profile))[0]
+
+
+def reach_through(tree: GameTree, edge: np.ndarray) -> np.ndarray:
+    """(N,) the product of ``edge`` (the weight of the edge into each node) along each
+    node's path from the root."""
     reach = np.ones(tree.size)
-    own = tree.player[tree.parent[1:]] == seat
-    edge = np.where(own, 1.0, weights[1:])
     levels = tree.levels
     for depth in range(1, len(levels) - 1):
         start, stop = levels[depth], levels[depth + 1]
-        reach[start:stop] = reach[tree.parent[start:stop]] * edge[start - 1 : stop - 1]
+        reach[start:stop] = reach[tree.parent[start:stop]] * edge[start:stop]
     return reach
+
+
+def _opponent_reach(tree: GameTree, weights: np.ndarray, seat: int) -> np.ndarray:
+    """(N,) the probability of reaching each node from the chance and the other seats'
+    edges (``seat``'s own edges count 1)."""
+    edge = weights.copy()
+    edge[1:][tree.player[tree.parent[1:]] == seat] = 1.0
+    return reach_through(tree, edge)
 
 
 def _own_depth(tree: GameTree, seat: int) -> np.ndarray:
@@ -139,7 +150,7 @@ class Exploitability:
 
 def exploitability(tree: GameTree, profile: np.ndarray) -> Exploitability:
     """Every seat's value and best-response value under ``profile``."""
-    values = node_values(tree, weights_of(tree, profile))[0]
+    values = profile_values(tree, profile)
     responses = tuple(best_response(tree, profile, seat)[0] for seat in range(tree.players))
     return Exploitability(values=tuple(float(v) for v in values), best_responses=responses)
 

@@ -131,12 +131,16 @@ def _small_deck_value(value: Mapping) -> Deck:
             f"{', '.join(ALL_RANK_NAMES)}"
         )
     names = []
+    every_rank = deck_of(52)  # the deck holding every rank: its parser reads any of them
     for rank in ranks:
-        key = "10" if str(rank).strip().upper() == "T" else str(rank).strip().upper()
-        if isinstance(rank, bool) or key not in ALL_RANK_NAMES:
+        try:
+            if isinstance(rank, bool):
+                raise CardParseError(rank)
+            key = every_rank.rank_names[parse_rank(rank, every_rank)]
+        except CardParseError:
             raise RulesError(
                 f"deck.ranks: {rank!r} is not a rank; allowed: {', '.join(ALL_RANK_NAMES)}"
-            )
+            ) from None
         if key in names:
             raise RulesError(f"deck.ranks: {rank!r} is named twice; each rank at most once")
         names.append(key)

@@ -11,14 +11,19 @@ each evaluation also gives the policy's exact NashConv and exploitability
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agents.arena import play
 from agents.evaluate import duplicate_schedule
 from agents.stats import head_to_head, wilson
 from sto_odno_env.bots.policy import BasePolicy
 from sto_odno_env.game.rules import Rules
+
+if TYPE_CHECKING:
+    from agents.exact import GameTree
 
 
 @dataclass(frozen=True)
@@ -87,19 +92,15 @@ class ExactTable:
 
     def __init__(self, rules: Rules, players: int):
         self.rules, self.players = rules, players
-        self._tree: object | None = None
-        self._tried = False
 
-    def tree(self):
+    @functools.cached_property
+    def tree(self) -> GameTree | None:
         from agents.exact import NotEnumerable, TreeTooLarge, build_tree
 
-        if not self._tried:
-            self._tried = True
-            try:
-                self._tree = build_tree(self.rules, self.players, max_nodes=self.MAX_NODES)
-            except (TreeTooLarge, NotEnumerable):
-                self._tree = None
-        return self._tree
+        try:
+            return build_tree(self.rules, self.players, max_nodes=self.MAX_NODES)
+        except (TreeTooLarge, NotEnumerable):
+            return None
 
     def measure(
         self, evaluation: Evaluation, policy: BasePolicy, opponent: BasePolicy
@@ -109,19 +110,17 @@ class ExactTable:
         deals seat it; at more players, one seat against the opponent in the others).
         Unchanged where there is no tree."""
         from agents.exact import agent_profile, exploitability
-        from agents.exact.values import node_values, weights_of
+        from agents.exact.values import profile_values, seat_profile
 
-        tree = self.tree()
+        tree = self.tree
         if tree is None:
             return evaluation
         own, other = agent_profile(tree, policy), agent_profile(tree, opponent)
         figures = exploitability(tree, own)
         rewards = []
-        for seat in range(tree.players):
-            profile = other.copy()
-            mine = tree.infoset_player == seat
-            profile[mine] = own[mine]
-            rewards.append(node_values(tree, weights_of(tree, profile))[0, seat])
+        for seat in range(tree.players):  # the policy in ``seat``, the opponent elsewhere
+            table = [own if s == seat else other for s in range(tree.players)]
+            rewards.append(profile_values(tree, seat_profile(tree, table))[seat])
         return dataclasses.replace(
             evaluation,
             nash_conv=figures.nash_conv,
