@@ -169,17 +169,15 @@ class League:
             for name, bot in self.bots.items()
             if isinstance(bot, _Seeded)
         }
+        snapshots = self.snapshots_state()
         return {
             "assign": torch.from_numpy(self.assign.copy()),
             "rng": json.dumps(self.rng.bit_generator.state),
             "generator": self.generator.get_state(),
-            "snapshots": [
-                {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
-                for net in self.snapshots
-            ],
-            "snapshot_updates": list(self.snapshot_updates),
-            "filled": self.filled,
-            "next_slot": self.next_slot,
+            "snapshots": snapshots["weights"],
+            "snapshot_updates": snapshots["updates"],
+            "filled": snapshots["filled"],
+            "next_slot": snapshots["next_slot"],
             "bot_rngs": bot_rngs,
         }
 
