@@ -80,8 +80,8 @@ class RuleTables:
     card_bit: np.ndarray  # (N + 1,) uint64: the bit of each card, 0 for no_card
     all_cards: np.uint64  # every card of the deck
     top_slots: int  # N + 1: top cards, no_card included
-    action_kind: np.ndarray  # (7 * (N + 7),) int8: [phase * action_stride + action] -> kind
-    action_stride: int  # N + 7: every action id of the deck, the call included
+    action_kind: np.ndarray  # (7 * (N + 7),) int8: [action_rows[phase] + action] -> kind
+    action_rows: np.ndarray  # (7,) intp: phase * (N + 7), N + 7 action ids (the call included)
     draw: np.ndarray  # (N + 1,) int16: cards the next player takes
     skip: np.ndarray  # (N + 1,) bool
     cover: np.ndarray  # (N + 1,) bool
@@ -96,10 +96,14 @@ class RuleTables:
     respond: np.ndarray  # (N + 1,) uint64: cards that may be stacked onto a penalty card
     drawn_filter: np.ndarray  # (N + 1,) uint64: [drawn card] -> cards AFTER_DRAW may play
     extra_actions: np.ndarray  # (7 * 8,) uint64: non-card actions, see _extra_actions
-    extra_base: np.ndarray  # (7 * 37,) intp: [phase * 37 + top] -> extra_key without
+    # The situation of a decision is phase * (N + 1) + top card, phase_rows[phase] + top.
+    phase_rows: np.ndarray  # (7,) intp: phase * (N + 1)
+    extra_base: np.ndarray  # (7 * (N + 1),) intp: [situation] -> extra_key without
     #   has_card (and without can_draw unless the rules steal: a draw is always possible)
-    legal_by_situation: np.ndarray  # (7 * 37 * 8,) uint64: the legal cards, indexed
-    #   [(phase * 37 + top) * 8 + (ordered suit & 7)] (no ordered suit, -1, lands on 7)
+    legal_by_situation: np.ndarray  # ((suits + 1) * 7 * (N + 1),) uint64: the legal cards,
+    #   [suit_rows[ordered suit] + situation]
+    suit_rows: np.ndarray  # (suits + 1,) intp: [ordered suit] -> its block of situations, the
+    #   last for none (ordered suit -1: take() reads a negative index from the end)
     can_finish: np.ndarray  # (N + 1,) bool: a card that empties the hand ends the round
     hand_size: int
     target: int
@@ -191,7 +195,7 @@ def compile_rules(rules: Rules) -> RuleTables:
         all_cards=masks.all_cards,
         top_slots=cards + 1,
         action_kind=action_kind_table(deck),
-        action_stride=deck.call + 1,
+        action_rows=np.arange(NUM_PHASES, dtype=np.intp) * (deck.call + 1),
         draw=per_card((e.draw for e in effects), np.int16, 0),
         skip=per_card((e.skip for e in effects), bool, False),
         cover=per_card((e.cover for e in effects), bool, False),
@@ -212,8 +216,10 @@ def compile_rules(rules: Rules) -> RuleTables:
         respond=respond,
         drawn_filter=drawn_filter,
         extra_actions=_extra_actions(rules.voluntary_draw, rules.last_card_call, deck),
+        phase_rows=np.arange(NUM_PHASES, dtype=np.intp) * (cards + 1),
         extra_base=_extra_base(steal=rules.empty_stock == "steal", deck=deck).reshape(-1),
-        legal_by_situation=_by_situation(legal_cards, deck),
+        legal_by_situation=legal_cards.transpose(2, 0, 1).reshape(-1),
+        suit_rows=np.arange(suits + 1, dtype=np.intp) * (NUM_PHASES * (cards + 1)),
         can_finish=per_card((rules.cover_can_finish or not e.cover for e in effects), bool, True),
         hand_size=rules.hand_size,
         target=rules.target,
@@ -251,14 +257,6 @@ def compile_rules(rules: Rules) -> RuleTables:
 def extra_key(phase, has_card, can_draw, empty_table):
     """Index into ``extra_actions``: phase * 8 + has_card * 4 + can_draw * 2 + empty_table."""
     return phase * 8 + has_card * 4 + can_draw * 2 + empty_table
-
-
-def _by_situation(legal_cards: np.ndarray, deck: Deck) -> np.ndarray:
-    """legal_cards with the suit axis widened to 8 slots, flat: one 1-D gather per lookup."""
-    table = np.zeros((NUM_PHASES, deck.cards + 1, 8), dtype=np.uint64)
-    table[:, :, : deck.suits] = legal_cards[:, :, : deck.suits]
-    table[:, :, 7] = legal_cards[:, :, deck.suits]
-    return table.reshape(-1)
 
 
 def _extra_base(steal: bool, deck: Deck) -> np.ndarray:

@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 
-U64_0 = np.uint64(0)
-U64_1 = np.uint64(1)
+# Constant operands are 0-d arrays of the operands' dtype: numpy converts a Python or NumPy
+# scalar operand on every call, which costs about as much again as the operation itself on
+# the one game of an OpenSpiel step (the same holds for in-place operators and index arrays
+# that are not intp, which the hot paths avoid for that reason).
+U64_0 = np.array(0, dtype=np.uint64)
+U64_1 = np.array(1, dtype=np.uint64)
+
+
+_WIDTHS = [np.array(width, dtype=np.intp) for width in range(65)]  # 0-d row widths
 
 
 def cells(
     array: np.ndarray, games: np.ndarray, columns: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A flat view of a (B, n) array and the flat indices of [games, columns]: one-dimensional
-    gathers and scatters cost a fraction of two-dimensional fancy indexing."""
-    return array.reshape(-1), games * array.shape[1] + columns
+    """A flat view of a (B, n) array (n <= 64) and the flat indices of [games, columns]:
+    one-dimensional gathers and scatters cost a fraction of two-dimensional fancy indexing."""
+    return array.reshape(-1), games * _WIDTHS[array.shape[1]] + columns
 
 
 def any_set(mask: np.ndarray) -> bool:

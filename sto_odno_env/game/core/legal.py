@@ -12,9 +12,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...tools.errors import StoOdnoError
-from ..cards import PHASE_DONE, PHASE_NAMES, Deck, action_name, deck_of
+from ..cards import PHASE_NAMES, Deck, action_name, deck_of
 from .bits import U64_0, U64_1, all_set, cells
-from .state import State
+from .state import DONE, State
 
 
 class IllegalActionError(StoOdnoError):
@@ -37,11 +37,11 @@ def check_actions(
     if actions.dtype.kind not in "iu":
         raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
     if games is None:
-        live_rows = (state.phase != PHASE_DONE).nonzero()[0]
+        live_rows = (state.phase != DONE).nonzero()[0]
         live = live_rows
     else:
         games = np.asarray(games, dtype=np.intp)
-        live_rows = (state.phase[games] != PHASE_DONE).nonzero()[0]
+        live_rows = (state.phase[games] != DONE).nonzero()[0]
         live = games[live_rows]
     chosen = actions[live_rows].astype(np.int64)
     if live.size:
@@ -52,11 +52,14 @@ def check_actions(
     return live, chosen
 
 
+_TOP_BIT = np.array(63, dtype=np.uint64)
+
+
 def _legal_flags(legal_bits: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """uint64 1 where an action's bit is set in its mask, else 0."""
     # A negative id wraps to a huge unsigned one: every id of 63 or more shifts to bit 63,
     # which no deck's mask uses (the 52-card deck has 59 action ids with the call).
-    shift = np.minimum(actions.astype(np.uint64), np.uint64(63))
+    shift = np.minimum(actions.astype(np.uint64), _TOP_BIT)
     return (legal_bits >> shift) & U64_1
 
 
@@ -116,28 +119,34 @@ def playable(state: State, games: np.ndarray) -> np.ndarray:
     return tables.playable[state.top_card[games], state.ordered_suit[games]]
 
 
+# extra_key's weights (tables.py) and stock sizes, as 0-d operands (bits.py)
+_HAS_CARD, _CAN_DRAW = np.array(4, dtype=np.intp), np.array(2, dtype=np.intp)
+_NO_CARDS, _ONE_CARD = np.array(0, dtype=np.int16), np.array(1, dtype=np.int16)
+
+
 def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
     """Bit masks of the legal actions of the player to act (docs/rules.md §4, §5, §6)."""
     tables = state.tables
-    # (phase, top card): 1-D gathers cost a fraction of multi-dimensional indexing.
-    situation = state.phase[games].astype(np.intp) * tables.top_slots + state.top_card[games]
+    # 1-D lookups cost a fraction of multi-dimensional indexing; take() converts the int8
+    # fields for less than astype and arithmetic.
+    situation = tables.phase_rows.take(state.phase[games]) + state.top_card[games].astype(np.intp)
     hands, at = cells(state.hand, games, state.current_player[games])
+    situations = tables.suit_rows.take(state.ordered_suit[games]) + situation
     cards = (
         hands[at]
-        & tables.legal_by_situation.take(situation * 8 + (state.ordered_suit[games] & 7))
-        & tables.drawn_filter[state.drawn_card[games]]
+        & tables.legal_by_situation.take(situations)
+        & tables.drawn_filter.take(state.drawn_card[games])
     )
-    key = tables.extra_base.take(situation)
-    np.add(key, 4, out=key, where=cards != U64_0)
+    key = tables.extra_base.take(situation) + (cards != U64_0) * _HAS_CARD
     if not tables.steal:
-        can_draw = (state.stock_size[games] > 0) | (state.discard_size[games] > 1)
-        np.add(key, 2, out=key, where=can_draw)
-    return cards | tables.extra_actions[key]
+        can_draw = (state.stock_size[games] > _NO_CARDS) | (state.discard_size[games] > _ONE_CARD)
+        key = key + can_draw * _CAN_DRAW
+    return cards | tables.extra_actions.take(key)
 
 
 def update_legal(state: State, games: np.ndarray) -> None:
     """Recompute ``state.legal_bits`` of the live games among ``games``."""
-    live = games[state.phase[games] != PHASE_DONE]
+    live = games[state.phase[games] != DONE]
     state.legal_bits[live] = legal_bits(state, live)
 
 

@@ -13,13 +13,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..cards import PHASE_DONE
 from ..chance import Chance
-from .bits import U64_0, U64_1, all_set
+from .bits import U64_1, all_set, any_set
 from .decisions import apply_decisions
 from .legal import legal_bits
 from .rounds import end_waiting_rounds, truncate
-from .state import State
+from .state import DONE, State
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,6 +56,14 @@ ACTING = _acting_table()
 ROUND_END_SHARE = 8
 
 
+_ONE_BIT = np.array(1, dtype=np.uint8)  # a count of np.bitwise_count (uint8)
+
+
+def deciding(state: State, games: np.ndarray) -> np.ndarray:
+    """The games among ``games`` whose match goes on and whose round is not ending."""
+    return games[(state.phase[games] != DONE) & ~state.ending[games]]
+
+
 def apply_and_truncate(
     state: State,
     games: np.ndarray,
@@ -69,12 +76,10 @@ def apply_and_truncate(
     ``max_turns`` on it (docs/rules.md §8)."""
     turn = apply_decisions(state, games, actions, forced, chance, trace)
     max_turns = state.tables.max_turns
-    if turn.max() >= max_turns:
+    if any_set(turn >= max_turns):  # count_nonzero: a fraction of max()'s cost on few games
         # A round that ended on this decision is not truncated (docs/rules.md §8); it is scored
         # when the step settles.
-        over = games[
-            (turn >= max_turns) & (state.phase[games] != PHASE_DONE) & ~state.ending[games]
-        ]
+        over = games[(turn >= max_turns) & (state.phase[games] != DONE) & ~state.ending[games]]
         if over.size:
             truncate(state, over, trace)
 
@@ -98,17 +103,23 @@ def settle(
     With ``autoplay`` the decisions of its seats are applied in the same loop.
     """
     scratch = state.scratch
-    if actions is not None:
+    if actions is None:
+        games = deciding(state, games)
+    else:
+        # The players' games are live and not ending (step checked them): only a round end
+        # or a match end on these decisions takes a game out of the loop.
+        finished_before = scratch.matches_ended
         apply_and_truncate(state, games, actions, False, chance, trace)
-    games = games[(state.phase[games] != PHASE_DONE) & ~state.ending[games]]
+        if scratch.ending or scratch.matches_ended != finished_before:
+            games = deciding(state, games)
     while True:
         while games.size:
             bits = legal_bits(state, games)
             state.legal_bits[games] = bits
             if not resolve_forced:
                 break
-            # A power of two has one legal action: its index is the popcount of bits - 1.
-            forced = (bits & (bits - U64_1)) == U64_0
+            # One legal action: its index is the popcount of bits - 1.
+            forced = np.bitwise_count(bits) == _ONE_BIT
             acting = forced
             if autoplay is not None:
                 seats = ACTING[autoplay.rows[games] + state.in_match[games]]
@@ -124,7 +135,7 @@ def settle(
             finished_before = scratch.matches_ended
             apply_and_truncate(state, games, actions, forced, chance, trace)
             if scratch.ending or scratch.matches_ended != finished_before:
-                games = games[(state.phase[games] != PHASE_DONE) & ~state.ending[games]]
+                games = deciding(state, games)
                 waiting = sum(e.size for e in scratch.ending)
                 if waiting and waiting * ROUND_END_SHARE >= games.size:
                     break
@@ -133,7 +144,7 @@ def settle(
         ending = end_waiting_rounds(state, chance, trace)
         assert ending is not None  # a round was waiting
         if resolve_forced:
-            ending = ending[(state.phase[ending] != PHASE_DONE) & ~state.ending[ending]]
+            ending = deciding(state, ending)
             games = np.concatenate([games, ending]) if games.size else ending
         else:
-            games = ending[(state.phase[ending] != PHASE_DONE) & ~state.ending[ending]]
+            games = deciding(state, ending)

@@ -19,6 +19,7 @@ from ..tables import RuleTables, compile_rules
 from .bits import unpack_actions
 
 NOBODY = -1
+DONE = np.array(PHASE_DONE, dtype=np.int8)  # state.phase's PHASE_DONE as a 0-d operand (bits.py)
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
