@@ -10,6 +10,9 @@ import numpy as np
 # that are not intp, which the hot paths avoid for that reason).
 U64_0 = np.array(0, dtype=np.uint64)
 U64_1 = np.array(1, dtype=np.uint64)
+I16_0 = np.array(0, dtype=np.int16)  # card counts (stock_size, discard_size, pending)
+I16_1 = np.array(1, dtype=np.int16)
+I32_1 = np.array(1, dtype=np.int32)  # turn counts
 
 
 _WIDTHS = [np.array(width, dtype=np.intp) for width in range(65)]  # 0-d row widths

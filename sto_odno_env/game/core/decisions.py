@@ -23,7 +23,7 @@ from ..tables import (
     K_PLAY,
     NUM_KINDS,
 )
-from .bits import U64_0, all_set, any_set, cells
+from .bits import I16_1, I32_1, U64_0, all_set, any_set, cells
 from .draws import draw_many, draw_one
 from .legal import playable
 from .scoring import note_plays
@@ -52,7 +52,7 @@ def apply_decisions(
         ):
             trace.emit(game, {"type": "action", "player": player, "action": action, "forced": flag})
     state.scratch.decisions += games.size
-    turn = state.turn[games] + 1
+    turn = state.turn[games] + I32_1
     state.turn[games] = turn
     tables = state.tables
     kind = tables.action_kind.take(tables.action_rows.take(state.phase[games]) + actions)
@@ -111,10 +111,11 @@ def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace
     hands[at] = hand
     size = state.discard_size[games]
     piles, top_at = cells(state.discard, games, size)
-    piles[top_at] = cards
-    state.discard_size[games] = size + 1
-    state.discard_bits[games] |= bits
-    state.top_card[games] = cards
+    card_ids = cards.astype(np.int8)  # the state's dtype: a store that casts costs far more
+    piles[top_at] = card_ids
+    state.discard_size[games] = size + I16_1
+    state.discard_bits[games] = state.discard_bits[games] | bits  # |= costs twice as much
+    state.top_card[games] = card_ids
     state.ordered_suit[games] = -1
     state.drawn_card[games] = tables.deck.no_card
     # A round that ends here is scored before its game decides again, so the phase set
@@ -204,9 +205,10 @@ def draw_action(state: State, games: np.ndarray, chance, trace) -> None:
         return
     player = state.current_player[games]
     drawn = draw_one(state, games, player, chance, trace)
-    last = drawn.copy()
+    last = drawn
     tables = state.tables
     if tables.until_playable:
+        last = drawn.copy()
         no_card, card_bit = tables.deck.no_card, tables.card_bit
         going = (drawn != no_card) & ~state.ending[games]
         going &= (card_bit[drawn] & playable(state, games)) == U64_0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bits import U64_0, all_set, any_set, cells
+from .bits import I16_0, I16_1, U64_0, all_set, any_set, cells
 from .state import NEXT_SEAT, NOBODY, State, mark_round_end
 
 
@@ -86,23 +86,24 @@ def take_top_card(
     state: State, games: np.ndarray, player: np.ndarray, size: np.ndarray
 ) -> np.ndarray:
     """Each player takes the top card of a non-empty stock of ``size`` cards; returns it."""
-    size = size - 1
+    size = size - I16_1
     stocks, at = cells(state.stock, games, size)
     drawn = stocks[at]
     state.stock_size[games] = size
     hands, at = cells(state.hand, games, player)
-    hands[at] |= state.tables.card_bit[drawn]
+    hands[at] = hands[at] | state.tables.card_bit.take(drawn)  # |= costs twice as much
     return drawn
 
 
 def draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace) -> np.ndarray:
     """Each player takes the top card of the stock; NO_CARD where nothing can be drawn."""
     size = state.stock_size[games]
-    empty = size == 0
-    if any_set(empty):
-        reshuffle(state, games[empty], chance, trace)
-        size = state.stock_size[games]
-    has = size > 0
+    empty = size == I16_0
+    if not any_set(empty):  # every stock holds a card
+        return take_top_card(state, games, player, size)
+    reshuffle(state, games[empty], chance, trace)
+    size = state.stock_size[games]
+    has = size > I16_0
     if all_set(has):
         return take_top_card(state, games, player, size)
     drawn = np.full(games.shape, state.tables.deck.no_card, dtype=np.int8)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...tools.errors import StoOdnoError
 from ..cards import PHASE_NAMES, Deck, action_name, deck_of
-from .bits import U64_0, U64_1, all_set, cells
+from .bits import I16_0, I16_1, U64_0, U64_1, all_set, cells
 from .state import DONE, State
 
 
@@ -119,9 +119,8 @@ def playable(state: State, games: np.ndarray) -> np.ndarray:
     return tables.playable[state.top_card[games], state.ordered_suit[games]]
 
 
-# extra_key's weights (tables.py) and stock sizes, as 0-d operands (bits.py)
+# extra_key's weights (tables.py), as 0-d operands (bits.py)
 _HAS_CARD, _CAN_DRAW = np.array(4, dtype=np.intp), np.array(2, dtype=np.intp)
-_NO_CARDS, _ONE_CARD = np.array(0, dtype=np.int16), np.array(1, dtype=np.int16)
 
 
 def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
@@ -139,7 +138,7 @@ def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
     )
     key = tables.extra_base.take(situation) + (cards != U64_0) * _HAS_CARD
     if not tables.steal:
-        can_draw = (state.stock_size[games] > _NO_CARDS) | (state.discard_size[games] > _ONE_CARD)
+        can_draw = (state.stock_size[games] > I16_0) | (state.discard_size[games] > I16_1)
         key = key + can_draw * _CAN_DRAW
     return cards | tables.extra_actions.take(key)
 

@@ -181,11 +181,14 @@ def _next_seat_table() -> np.ndarray:
 
 
 NEXT_SEAT = _next_seat_table()
+# [in_match bits] -> their row of NEXT_SEAT: take() converts the uint8 bits for less than
+# astype and a multiplication.
+SEAT_ROWS = np.arange(64, dtype=np.intp) * 8
 
 
 def next_seat(state: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """The next seat clockwise after ``seats`` that is still in the match."""
-    return NEXT_SEAT[state.in_match[games].astype(np.intp) * 8 + seats]
+    return NEXT_SEAT[SEAT_ROWS.take(state.in_match[games]) + seats]
 
 
 def mark_round_end(

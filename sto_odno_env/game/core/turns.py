@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import PHASE_PLAY, PHASE_RESPOND
-from .bits import U64_0, any_set, cells
+from .bits import I16_0, U64_0, any_set, cells
 from .draws import draw_many
-from .state import NEXT_SEAT, State, next_seat
+from .state import NEXT_SEAT, SEAT_ROWS, State, next_seat
 
 
 def pass_with_effects(
@@ -20,7 +20,7 @@ def pass_with_effects(
     """The turn passes from ``player`` after ``cards`` took effect (docs/rules.md §5)."""
     tables = state.tables
     penalty = tables.draw[cards]
-    seat_base = state.in_match[games].astype(np.intp) * 8  # rows of NEXT_SEAT
+    seat_base = SEAT_ROWS.take(state.in_match[games])
     target = NEXT_SEAT[seat_base + player]
     if tables.stacking:  # only stacking accumulates a pending penalty, or answers one
         penalty = penalty + state.pending[games]
@@ -39,7 +39,7 @@ def pass_with_effects(
                 penalty[others],
                 seat_base[others],
             )
-    draws = penalty > 0
+    draws = penalty > I16_0
     if any_set(draws):
         draw_many(state, games[draws], target[draws], penalty[draws], chance, trace)
         if tables.stacking:
