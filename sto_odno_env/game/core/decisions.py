@@ -107,7 +107,7 @@ def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace
     player = state.current_player[games]
     bits = tables.card_bit[cards]
     hands, at = cells(state.hand, games, player)
-    hand = hands[at] & ~bits
+    hand = hands[at] ^ bits  # a legal play's card is in the hand: xor clears its bit
     hands[at] = hand
     size = state.discard_size[games]
     piles, top_at = cells(state.discard, games, size)
@@ -159,7 +159,7 @@ def after_card(state: State, games: np.ndarray, chance, trace) -> None:
     with its effects (after ORDER; after CALL)."""
     if not games.size:
         return
-    top = state.top_card[games]
+    top = state.top_card[games].astype(np.intp)  # intp ids gather several times faster
     covers = state.tables.cover[top]
     state.phase[games[covers]] = PHASE_COVER
     rest = ~covers
