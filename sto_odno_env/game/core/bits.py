@@ -23,7 +23,7 @@ def cells(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A flat view of a (B, n) array (n <= 64) and the flat indices of [games, columns]:
     one-dimensional gathers and scatters cost a fraction of two-dimensional fancy indexing."""
-    return array.reshape(-1), games * _WIDTHS[array.shape[1]] + columns
+    return array.ravel(), games * _WIDTHS[array.shape[1]] + columns
 
 
 def any_set(mask: np.ndarray) -> bool:

@@ -69,17 +69,22 @@ def draw_top(
     state: State, games: np.ndarray, player: np.ndarray, count: np.ndarray, size: np.ndarray
 ) -> None:
     """Each player takes the top ``count`` cards of a stock that holds at least that many."""
-    most = int(count.max())
+    most = int(count[0]) if count.size == 1 else int(count.max())  # max() is slow on one
     if most == 1:  # one card each (a common penalty): no (n, depth) arrays
         take_top_card(state, games, player, size)
         return
     hands, at = cells(state.hand, games, player)
-    depth = np.arange(most)[None, :]
-    position = np.maximum(size[:, None] - 1 - depth, 0)
-    cards = state.stock.reshape(-1)[(games * state.stock.shape[1])[:, None] + position]
-    bits = np.where(depth < count[:, None], state.tables.card_bit[cards], U64_0)
-    hands[at] |= np.bitwise_or.reduce(bits, axis=1)
+    depth = _DEPTHS[most]
+    # Below a game's own count the positions may leave its stack: clamped, then masked.
+    position = np.maximum((size - I16_1)[:, None] - depth, _BOTTOM)
+    stocks, cards_at = cells(state.stock, games[:, None], position)
+    bits = np.where(depth < count[:, None], state.tables.card_bit.take(stocks[cards_at]), U64_0)
+    hands[at] = hands[at] | np.bitwise_or.reduce(bits, axis=1)  # |= costs twice as much
     state.stock_size[games] = size - count
+
+
+_DEPTHS = [np.arange(most, dtype=np.intp)[None, :] for most in range(65)]  # (1, most)
+_BOTTOM = np.array(0, dtype=np.intp)
 
 
 def take_top_card(
