@@ -78,7 +78,7 @@ class RandomChance:
         positions = _POSITIONS.get(size)
         if positions is None:  # a small deck
             positions = _POSITIONS[size] = np.arange(size)[None, :]
-        keys[counts[:, None] <= positions] = np.iinfo(np.uint64).max
+        keys[counts[:, None] <= positions] = _LAST_KEY
         order = np.argsort(keys, axis=1, kind="stable")
         order += np.arange(0, order.size, size)[:, None]
         return cards.reshape(-1)[order]
@@ -90,6 +90,7 @@ class RandomChance:
         return _nth_card(hands, pick.astype(np.int64), state.tables.deck.cards)
 
 
+_LAST_KEY = np.iinfo(np.uint64).max  # sorts the positions past a stack's size last (iinfo is slow)
 _POSITIONS: dict[int, np.ndarray] = {size: np.arange(size)[None, :] for size in DECK_SIZES}
 RANDOM_CHANCE = RandomChance()
 
