@@ -51,6 +51,7 @@ import agents
 from agents.stats import wilson
 from sto_odno_env.game import engine
 from sto_odno_env.interop import openspiel as osp
+from sto_odno_env.interop.openspiel.rollouts import EngineRollouts
 from sto_odno_env.views.observation import observe_one
 
 
@@ -143,15 +144,33 @@ def play_game(game, seats: list, deal: int, bot_seat: int) -> tuple[list[float],
     return state.returns(), seconds
 
 
-def make_bot(kind: str, game, simulations: int, rounds: int, seat: int, seed: int):
-    """OpenSpiel's bot of ``kind`` for ``seat`` (its random state from ``seed``)."""
+def make_evaluator(rollouts: str, count: int, game, random_state: np.random.RandomState):
+    """The leaf evaluator: OpenSpiel's random rollouts (``openspiel``), or the kit's engine
+    rollouts (:class:`EngineRollouts`) by the uniform policy or a kit agent, ``count`` a
+    leaf."""
+    if rollouts == "openspiel":
+        if game.rounds == 1:  # the game ends with the round: OpenSpiel's own rollouts
+            return mcts.RandomRolloutEvaluator(count, random_state)
+        return RoundRollouts(count, random_state)
+    policy = None if rollouts == "uniform" else agents.load(rollouts, game.rules, 2)
+    return EngineRollouts(count, random_state, policy)
+
+
+def make_bot(
+    kind: str,
+    game,
+    simulations: int,
+    seat: int,
+    seed: int,
+    rollouts: str = "openspiel",
+    count: int = 1,
+):
+    """OpenSpiel's bot of ``kind`` for ``seat`` (its random state from ``seed``), its leaves
+    valued by ``rollouts`` (:func:`make_evaluator`)."""
     random_state = np.random.RandomState(seed)
     if kind == "random":
         return pyspiel.make_uniform_random_bot(seat, seed)
-    if rounds == 1:  # the game ends with the round: OpenSpiel's own random rollouts
-        evaluator = mcts.RandomRolloutEvaluator(1, random_state)
-    else:
-        evaluator = RoundRollouts(1, random_state)
+    evaluator = make_evaluator(rollouts, count, game, random_state)
     if kind == "ismcts":
         return ismcts.ISMCTSBot(
             game, evaluator, uct_c=2.0, max_simulations=simulations, random_state=random_state
@@ -159,10 +178,22 @@ def make_bot(kind: str, game, simulations: int, rounds: int, seat: int, seed: in
     return mcts.MCTSBot(game, 2.0, simulations, evaluator, random_state=random_state, solve=False)
 
 
-def cell_key(bot: str, simulations: int, against: str, rules: str, rounds: int) -> str:
-    """The name a game's cell has in the output file."""
+def cell_key(
+    bot: str,
+    simulations: int,
+    against: str,
+    rules: str,
+    rounds: int,
+    rollouts: str = "openspiel",
+    count: int = 1,
+) -> str:
+    """The name a game's cell has in the output file (the leaf evaluator named unless it
+    is OpenSpiel's single random rollout)."""
     budget = 0 if bot == "random" else simulations
-    return f"{bot}/{budget}/{against}/{rules}/rounds={rounds}"
+    key = f"{bot}/{budget}/{against}/{rules}/rounds={rounds}"
+    if bot != "random" and (rollouts, count) != ("openspiel", 1):
+        key += f"/rollouts={rollouts}x{count}"
+    return key
 
 
 def done_games(path: Path | None) -> set[tuple[str, int, int]]:
@@ -188,13 +219,27 @@ def run_cells(args, cells: list[tuple[str, int, str]]) -> None:
     results: dict[str, list[dict]] = {}
     for deal in range(args.seed, args.seed + args.deals):
         for bot_kind, simulations, against in cells:
-            key = cell_key(bot_kind, simulations, against, args.rules, args.rounds)
+            key = cell_key(
+                bot_kind,
+                simulations,
+                against,
+                args.rules,
+                args.rounds,
+                args.rollouts,
+                args.n_rollouts,
+            )
             for bot_seat in (0, 1):
                 if (key, deal, bot_seat) in done:
                     continue
                 seats = [opponents[against], opponents[against]]
                 seats[bot_seat] = make_bot(
-                    bot_kind, game, simulations, args.rounds, bot_seat, deal * 2 + bot_seat
+                    bot_kind,
+                    game,
+                    simulations,
+                    bot_seat,
+                    deal * 2 + bot_seat,
+                    args.rollouts,
+                    args.n_rollouts,
                 )
                 returns, seconds = play_game(game, seats, deal, bot_seat)
                 mine, theirs = returns[bot_seat], returns[1 - bot_seat]
@@ -223,7 +268,8 @@ def run_cells(args, cells: list[tuple[str, int, str]]) -> None:
 
 def summary_row(rows: list[dict]) -> str:
     """One Markdown row: the cell, games, win rate and Wilson interval, mean reward, s/decision."""
-    bot, simulations, against, _, _ = rows[0]["cell"].split("/")
+    bot, simulations, against, *_, last = rows[0]["cell"].split("/")
+    leaves = last.removeprefix("rollouts=") if last.startswith("rollouts=") else ""
     wins = sum(row["win"] for row in rows)
     low, high = wilson(wins, len(rows))
     deals = len({row["deal"] for row in rows})
@@ -232,6 +278,8 @@ def summary_row(rows: list[dict]) -> str:
     per_decision = f"{statistics.median(seconds):.2f}" if searches else "–"
     name = {"ismcts": "ISMCTS", "mcts": "MCTS (sees the other hand)", "random": "uniform random"}
     budget = f" ({simulations})" if bot != "random" else ""
+    if leaves:
+        budget = f" ({simulations}, {leaves.replace('x', ' rollouts ×')})"
     return (
         f"| {name[bot]}{budget} | {against} | {deals} ({len(rows)}) | {wins / len(rows):.3f} | "
         f"[{low:.3f}, {high:.3f}] | {np.mean([row['reward'] for row in rows]):+.3f} | "
@@ -267,7 +315,9 @@ def time_decisions(args, count: int) -> None:
         osp.GAME_NAME, {"rules": args.rules, "players": 2, "rounds": args.rounds}
     )
     rng = np.random.default_rng(args.seed)
-    bot = make_bot(args.bot, game, int(args.simulations), args.rounds, 0, args.seed)
+    bot = make_bot(
+        args.bot, game, int(args.simulations), 0, args.seed, args.rollouts, args.n_rollouts
+    )
     state = game.new_initial_state()
     wall, cpu = [], []
     while len(wall) < count and not state.is_terminal():
@@ -282,7 +332,8 @@ def time_decisions(args, count: int) -> None:
             cpu.append(time.process_time() - start_cpu)
         state.apply_action(int(rng.choice(state.legal_actions())))
     print(
-        f"{args.bot} ({args.simulations} simulations), {args.rules} 2p rounds={args.rounds}: "
+        f"{args.bot} ({args.simulations} simulations, {args.rollouts} rollouts x"
+        f"{args.n_rollouts}), {args.rules} 2p rounds={args.rounds}: "
         f"{len(wall)} decisions, median {statistics.median(wall):.2f} s wall "
         f"({min(wall):.2f}-{max(wall):.2f}), {statistics.median(cpu):.2f} s CPU "
         f"({min(cpu):.2f}-{max(cpu):.2f})"
@@ -304,6 +355,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots", default="ismcts,mcts", help="with --grid")
     parser.add_argument("--table", metavar="FILE", help="print the table of an --out file")
     parser.add_argument("--time-decisions", type=int, metavar="N", help="time N decisions")
+    parser.add_argument(
+        "--rollouts",
+        default="openspiel",
+        help="leaf values: openspiel (its RandomRolloutEvaluator), uniform or a kit agent "
+        "(expert, greedy, ...: EngineRollouts, played in the kit's engine)",
+    )
+    parser.add_argument("--n-rollouts", type=int, default=1, help="rollouts per leaf")
     args = parser.parse_args(argv)
     if args.table:
         print_table(Path(args.table))

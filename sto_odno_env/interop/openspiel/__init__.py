@@ -24,6 +24,8 @@ match). The kit's engine plays every rule; this package only asks it. Its pieces
   ``rounds`` it is the kit's round reward (``reward="round"``): each seat also gets minus
   its points over the target at every round's end, and the game ends with the last round.
 - :mod:`.resample`: ``state.resample_from_infostate(player, sampler)`` for ISMCTS.
+- :mod:`.rollouts`: ``EngineRollouts``, an evaluator for OpenSpiel's MCTS and ISMCTS whose
+  rollouts the engine plays (all of a leaf's at once; uniform or a kit policy).
 - :mod:`.records`: kit records from states and states from kit records.
 """
 
@@ -47,6 +49,7 @@ from .match import Decision, Facts, Match, facts_of, replay
 from .observer import StoOdnoObserver
 from .records import record_events, record_outcomes, state_from_record, write_record
 from .resample import hidden_origins, resample
+from .rollouts import EngineRollouts, rollout_values
 from .state import StoOdnoState
 from .text import seat_text
 
@@ -59,6 +62,7 @@ __all__ = [
     "MAX_ROUNDS",
     "ChanceEvent",
     "Decision",
+    "EngineRollouts",
     "Facts",
     "LazyChance",
     "Match",
@@ -77,6 +81,7 @@ __all__ = [
     "record_outcomes",
     "replay",
     "resample",
+    "rollout_values",
     "round_length",
     "seat_text",
     "state_from_record",

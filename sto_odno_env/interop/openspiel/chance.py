@@ -10,6 +10,7 @@ where the engine reaches an outcome nobody placed, :class:`LazyChance` raises
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -35,10 +36,20 @@ class ChanceEvent:
     revealed: tuple[int, ...] = ()
     needed: int = 1
 
-    def remaining(self) -> list[int]:
+    def remaining(self) -> tuple[int, ...]:
         """The outcomes not placed yet, ascending."""
+        return self._remaining
+
+    @functools.cached_property
+    def _remaining(self) -> tuple[int, ...]:
+        # Cached: a chance node asks for its outcomes, then checks the one applied.
         placed = set(self.revealed)
-        return [value for value in self.pool if value not in placed]
+        return tuple(value for value in self.pool if value not in placed)
+
+    @property
+    def left(self) -> int:
+        """How many outcomes are not placed yet."""
+        return len(self.pool) - len(self.revealed)
 
     def order(self) -> list[int]:
         """The placed outcomes, then the others ascending (never looked at by the engine)."""
@@ -46,7 +57,7 @@ class ChanceEvent:
 
     def placed(self, outcome: int) -> ChanceEvent:
         """This event with one more outcome placed."""
-        return dataclasses.replace(self, revealed=(*self.revealed, int(outcome)))
+        return ChanceEvent(self.kind, self.pool, (*self.revealed, int(outcome)), self.needed)
 
     def __deepcopy__(self, memo: dict) -> ChanceEvent:
         return self  # frozen: a cloned state shares it

@@ -63,16 +63,23 @@ def facts_of(rules: str, players: int, rounds: int) -> Facts:
     return Facts(params, loaded, int(players), int(rounds))
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
 class Decision:
     """A decision taken (a link of the trail): the engine state it was taken in, by whom,
-    which action, and the decision before it."""
+    which action, and the decision before it. Never changed once made (its digest cache
+    only fills)."""
 
-    state: engine.State
-    player: int
-    action: int
-    previous: Decision | None
-    digests: dict = dataclasses.field(default_factory=dict)  # seat -> digest (a cache)
+    # A plain slotted class: one is made per decision, and a frozen dataclass's __init__
+    # cost several times as much.
+    __slots__ = ("action", "digests", "player", "previous", "state")
+
+    def __init__(
+        self, state: engine.State, player: int, action: int, previous: Decision | None
+    ) -> None:
+        self.state = state
+        self.player = player
+        self.action = action
+        self.previous = previous
+        self.digests: dict[int, str] = {}  # seat -> digest (a cache)
 
     def line(self, seat: int) -> str:
         """What ``seat`` saw at this decision, and the action taken."""
@@ -158,7 +165,9 @@ class Match:
         "snap",
         "snap_events",
         "snap_stack",
+        "snap_written",
         "stack",
+        "stack_written",
         "to_act",
         "traced",
         "trail",
@@ -170,10 +179,12 @@ class Match:
         self.snap: engine.State | None = None  # before the pending decision; None: undealt
         self.snap_events = 0
         self.snap_stack: int | None = None
+        self.snap_written = 0  # the stack's placed cards already in the snapshot's stock
         self.pending = 0
         self.need: int | None = 0  # the event a chance node places an outcome of
         self.engine: engine.State | None = None  # the state at a decision, or at the end
         self.stack: int | None = None  # the event that holds the stock
+        self.stack_written = 0  # its placed cards in the reached state's stock
         self.returns: tuple[float, ...] = (0.0,) * facts.players
         self.trail: Decision | None = None
         self.actions: list[int] = []
@@ -216,7 +227,9 @@ class Match:
         else:
             state = self.snap.copy()
             if self.snap_stack is not None:
-                fill_stock(state, self.events[self.snap_stack])
+                stack = self.events[self.snap_stack]
+                if len(stack.revealed) > self.snap_written:  # cards placed since
+                    fill_stock(state, stack)
             try:
                 _, rewards, _ = engine.step(
                     state, np.array([self.pending]), chance=chance, trace=trace
@@ -246,14 +259,19 @@ class Match:
         self.need = None
         self.engine = state
         self.stack = chance.stack
+        # Every card the stack had placed when this attempt ran is in the state's stock:
+        # written at the attempt's start, or with a new stock (deck, shuffle, flip).
+        self.stack_written = 0 if chance.stack is None else len(self.events[chance.stack].revealed)
         self.over = over
         self.done = over or bool(state.terminated[0]) or bool(state.truncated[0])
         self.to_act = int(state.current_player[0])
-        if self.facts.rounds:  # the kit's round reward: minus the round's points / target
-            rewards = rewards - state.round_points[0] / self.facts.rules.target
-        self.returns = tuple(
-            total + float(gain) for total, gain in zip(self.returns, rewards, strict=True)
-        )
+        # Rewards and points come at a round's or the match's end only.
+        if over or state.rounds_ended[0] or state.step_terminated[0] or state.step_truncated[0]:
+            if self.facts.rounds:  # the kit's round reward: minus the round's points / target
+                rewards = rewards - state.round_points[0] / self.facts.rules.target
+            self.returns = tuple(
+                total + float(gain) for total, gain in zip(self.returns, rewards, strict=True)
+            )
         if self.traced:
             assert trace is not None  # a traced match steps with its trace
             self.log = Steps(tuple(trace.current[0]), self.log)
@@ -271,9 +289,8 @@ class Match:
         drawn = len(event.pool) - int(state.stock_size[0])
         if len(event.revealed) > drawn or drawn >= len(event.pool):
             return
-        remaining = event.remaining()
-        if len(remaining) == 1:
-            self.events[self.stack] = event.placed(remaining[0])
+        if event.left == 1:
+            self.events[self.stack] = event.placed(event.remaining()[0])
             return
         self.need = self.stack
         self.ahead = True
@@ -326,6 +343,7 @@ class Match:
         self.snap = self.engine
         self.snap_events = len(self.events)
         self.snap_stack = self.stack
+        self.snap_written = self.stack_written
         self.pending = action
         self.advance()
 
