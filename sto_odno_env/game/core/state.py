@@ -23,6 +23,8 @@ DONE = np.array(PHASE_DONE, dtype=np.int8)  # state.phase's PHASE_DONE as a 0-d 
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+# (State class, no bonus_combo arrays) -> the names of the fields that hold arrays
+_ARRAYS: dict[tuple[type, bool], tuple[str, ...]] = {}
 
 
 def _field_names(cls: type) -> tuple[str, ...]:
@@ -121,14 +123,19 @@ class State:
         # field introspection: a batch-of-one game is copied for every OpenSpiel action,
         # and replace() cost three times the copies themselves there.
         values = self.__dict__
+        key = (type(self), self.combo_points is None)
+        arrays = _ARRAYS.get(key)
+        if arrays is None:
+            arrays = _ARRAYS[key] = tuple(
+                name for name in _field_names(type(self)) if isinstance(values[name], np.ndarray)
+            )
+        # The attributes are the fields and the scratch (rebuilt below): a copy of the dict
+        # with the arrays replaced costs a third less than building it field by field.
+        copied = values.copy()
+        for name in arrays:
+            copied[name] = values[name].copy()
         new = object.__new__(type(self))
-        new.__dict__.update(
-            {
-                name: value.copy() if isinstance(value, np.ndarray) else value
-                for name in _field_names(type(self))
-                for value in (values[name],)
-            }
-        )
+        new.__dict__ = copied
         new.__post_init__()
         return new
 
