@@ -64,11 +64,14 @@ class ChanceEvent:
 
 
 class Need(Exception):
-    """The engine asked for an outcome of event ``index`` that no chance action placed."""
+    """The engine asked for an outcome of event ``index`` that no chance action placed;
+    ``wanted``: how many of the event's outcomes the step used (when known, else the
+    event's ``needed``), all placed before the step runs again."""
 
-    def __init__(self, index: int):
+    def __init__(self, index: int, wanted: int | None = None):
         super().__init__(index)
         self.index = index
+        self.wanted = wanted
 
 
 class RoundsOver(Exception):
@@ -112,7 +115,10 @@ class LazyChance:
         event = self.events[self.stack]
         drawn = len(event.pool) - int(state.stock_size[0])
         if drawn > len(event.revealed):
-            raise Need(self.stack)
+            # Every card the step drew is placed before it runs again (a penalty of two
+            # cards: one re-run, not two). Should the placed cards make the step draw
+            # fewer, the extra ones are placed ahead, as the next top card always is.
+            raise Need(self.stack, drawn)
 
     def _note_flips(self, state: engine.State) -> None:
         # Under ``reshuffle: flip`` the pile is turned over without asking chance: the old
@@ -166,7 +172,10 @@ class LazyChance:
     ) -> np.ndarray:
         self.check(state)
         count = int(counts[0])
-        index, event = self._event("shuffle", cards[0, :count].tolist(), 0)
+        # The new stock is reshuffled because a card is drawn from it: its top card is
+        # needed before the step can go on (asked now, not after the step has run on
+        # without it, which cost a whole step again for every reshuffle).
+        index, event = self._event("shuffle", cards[0, :count].tolist(), min(count, 1))
         self.stack = index
         stock = np.full((1, state.tables.deck.cards), -1, dtype=np.int8)
         stock[0, :count] = event.order()[::-1]  # a stack: the top card last
@@ -182,7 +191,17 @@ class LazyChance:
         return np.array([event.revealed[0]], dtype=np.int8)
 
 
-def fill_stock(state: engine.State, event: ChanceEvent) -> None:
-    """Write the stock's cards as now placed (the undrawn ones in any order: never read)."""
-    order = event.order()
-    state.stock[0, : len(order)] = order[::-1]
+def fill_stock(state: engine.State, event: ChanceEvent, written: int = 0) -> None:
+    """Put the stack's cards placed after its first ``written`` (those are in place) at
+    their places in the stock, each swapped with the card there: the undrawn part keeps
+    holding the same cards, the placed ones in order, the others anywhere (never read)."""
+    top = len(event.pool)
+    row = state.stock[0]
+    cards = row[:top].tolist()
+    for index in range(written, len(event.revealed)):
+        # The index-th card drawn from the stack is at position top - 1 - index.
+        card, place = event.revealed[index], top - 1 - index
+        found = cards.index(card)
+        if found != place:
+            cards[found], cards[place] = cards[place], card
+            row[found], row[place] = cards[found], card

@@ -171,6 +171,7 @@ class Match:
         "to_act",
         "traced",
         "trail",
+        "wanted",
     )
 
     def __init__(self, facts: Facts, traced: bool = False):
@@ -182,6 +183,7 @@ class Match:
         self.snap_written = 0  # the stack's placed cards already in the snapshot's stock
         self.pending = 0
         self.need: int | None = 0  # the event a chance node places an outcome of
+        self.wanted = 1  # the outcomes of that event placed before the engine runs again
         self.engine: engine.State | None = None  # the state at a decision, or at the end
         self.stack: int | None = None  # the event that holds the stock
         self.stack_written = 0  # its placed cards in the reached state's stock
@@ -229,7 +231,7 @@ class Match:
             if self.snap_stack is not None:
                 stack = self.events[self.snap_stack]
                 if len(stack.revealed) > self.snap_written:  # cards placed since
-                    fill_stock(state, stack)
+                    fill_stock(state, stack, self.snap_written)
             try:
                 _, rewards, _ = engine.step(
                     state, np.array([self.pending]), chance=chance, trace=trace
@@ -254,6 +256,7 @@ class Match:
                     self.events[need.index] = event.placed(remaining[0])
                     continue
                 self.need = need.index
+                self.wanted = event.needed if need.wanted is None else need.wanted
                 return
             break
         self.need = None
@@ -324,8 +327,9 @@ class Match:
                 self.need = None
                 self.ahead = False
                 return
-            # A deal needs all its cards before the engine can go on: ask for the next one.
-            while len(event.revealed) < event.needed:
+            # A deal needs all its cards before the engine can go on, a draw of several
+            # cards all of them: ask for the next one.
+            while len(event.revealed) < self.wanted:
                 remaining = event.remaining()
                 if len(remaining) > 1:
                     return
