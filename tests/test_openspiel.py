@@ -108,14 +108,15 @@ def test_chance_nodes_place_each_card_uniformly_among_the_cards_left():
         card = max(outcomes)
         placed.append(card)
         state.apply_action(card)
-    assert len(placed) == 16  # 15 dealt, then the stock's top card
+    # 15 dealt, then the stock's top cards, placed ahead of the draws that take them
+    assert len(placed) == 15 + osp.match.PLACED_AHEAD
     view = state.view_state
     dealt = [int(view.hand[0, p]) for p in range(3)] + [int(view.discard_bits[0])]
     assert sum(bin(h).count("1") for h in dealt) == 15
     assert all(sum(h >> c & 1 for h in dealt) == 1 for c in placed[:15])
     assert int(view.top_card[0]) == placed[14]  # the dealer's last card opens
-    # The stock's top card is placed as it becomes the top: a draw takes it, and the next
-    # one is placed then, among the cards nobody holds.
+    # A draw takes the top card placed first, and the next one is placed then, among the
+    # cards nobody holds.
     while not state.is_chance_node():
         legal = state.legal_actions()
         state.apply_action(engine.DRAW if engine.DRAW in legal else legal[0])

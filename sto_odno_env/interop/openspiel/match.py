@@ -133,6 +133,10 @@ class Steps:
         return [event for chunk in reversed(chunks) for event in chunk]
 
 
+# The stock's top cards placed by chance before they are drawn (Match._place_ahead).
+PLACED_AHEAD = 2
+
+
 def _bits(mask: int) -> tuple[int, ...]:
     out = []
     while mask:
@@ -282,21 +286,21 @@ class Match:
         self._place_ahead(state)
 
     def _place_ahead(self, state: engine.State) -> None:
-        # The stock's top card is placed as soon as it is the top, not when it is drawn:
+        # The stock's top cards are placed before they are drawn, PLACED_AHEAD of them:
         # the same distribution (each card uniform over those left, nobody sees it), and
-        # a draw then finds its card placed instead of abandoning the step to ask for it
-        # and running it again (that re-run was a third of the engine's work).
+        # a step that draws finds its cards placed instead of abandoning the step to ask
+        # for them and running it again (that re-run was a third of the engine's work;
+        # with one card ahead, a draw followed by a forced draw still ran twice).
         if self.done or self.stack is None:
             return
         event = self.events[self.stack]
-        drawn = len(event.pool) - int(state.stock_size[0])
-        if len(event.revealed) > drawn or drawn >= len(event.pool):
-            return
-        if event.left == 1:
-            self.events[self.stack] = event.placed(event.remaining()[0])
-            return
-        self.need = self.stack
-        self.ahead = True
+        wanted = min(len(event.pool) - int(state.stock_size[0]) + PLACED_AHEAD, len(event.pool))
+        while len(event.revealed) < wanted:
+            if event.left > 1:  # a chance node for the next card
+                self.need, self.wanted, self.ahead = self.stack, wanted, True
+                return
+            event = event.placed(event.remaining()[0])
+            self.events[self.stack] = event
 
     def _reached(self) -> engine.State:
         """The engine state at the decision waiting now (set once the match started)."""
@@ -323,18 +327,18 @@ class Match:
             self.actions.append(action)
             event = event.placed(action)
             self.events[self.need] = event
-            if self.ahead:  # the engine has reached its decision already
-                self.need = None
-                self.ahead = False
-                return
             # A deal needs all its cards before the engine can go on, a draw of several
-            # cards all of them: ask for the next one.
+            # cards all of them, the stock its top cards placed ahead: ask for the next.
             while len(event.revealed) < self.wanted:
                 remaining = event.remaining()
                 if len(remaining) > 1:
                     return
                 event = event.placed(remaining[0])
                 self.events[self.need] = event
+            if self.ahead:  # the engine has reached its decision already
+                self.need = None
+                self.ahead = False
+                return
             self.advance()
             return
         if self.done:
