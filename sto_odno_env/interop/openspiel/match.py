@@ -137,6 +137,20 @@ class Steps:
 PLACED_AHEAD = 2
 
 
+def _action_arrays() -> tuple[np.ndarray, ...]:
+    """A step's action as the engine takes it, one read-only array per action id (every
+    id fits a byte): made once, not at every step."""
+    arrays = []
+    for action in range(256):
+        array = np.array([action])
+        array.flags.writeable = False
+        arrays.append(array)
+    return tuple(arrays)
+
+
+ACTION_ARRAYS = _action_arrays()
+
+
 def _bits(mask: int) -> tuple[int, ...]:
     out = []
     while mask:
@@ -238,7 +252,7 @@ class Match:
                     fill_stock(state, stack, self.snap_written)
             try:
                 _, rewards, _ = engine.step(
-                    state, np.array([self.pending]), chance=chance, trace=trace
+                    state, ACTION_ARRAYS[self.pending], chance=chance, trace=trace
                 )
                 rewards = rewards[0]
             except RoundsOver:
@@ -270,10 +284,10 @@ class Match:
         # written at the attempt's start, or with a new stock (deck, shuffle, flip).
         self.stack_written = 0 if chance.stack is None else len(self.events[chance.stack].revealed)
         self.over = over
-        self.done = over or bool(state.terminated[0]) or bool(state.truncated[0])
         self.to_act = int(state.current_player[0])
+        self.done = over or self.to_act == engine.NOBODY  # NOBODY acts once a match is over
         # Rewards and points come at a round's or the match's end only.
-        if over or state.rounds_ended[0] or state.step_terminated[0] or state.step_truncated[0]:
+        if self.done or state.rounds_ended[0]:
             if self.facts.rounds:  # the kit's round reward: minus the round's points / target
                 rewards = rewards - state.round_points[0] / self.facts.rules.target
             self.returns = tuple(
