@@ -129,9 +129,65 @@ def test_a_reshuffled_stock_is_resampled_from_the_reshuffled_cards():
     assert checked
 
 
+class FlatValues:
+    """Leaf values of zero and a uniform prior: ISMCTS's tree and its resampling alone,
+    without rollouts (a whole match's rollouts would take minutes)."""
+
+    def __init__(self, players: int):
+        self.players = players
+
+    def evaluate(self, state):
+        return np.zeros(self.players)
+
+    def prior(self, state):
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions()
+        return [(action, 1.0 / len(legal)) for action in legal]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_openspiels_ismcts_plays_whole_matches_with_its_own_resampling(players):
+    """OpenSpiel's ISMCTSBot in every seat of a whole match (rounds, reshuffles, and at four
+    players eliminations), resampling with the game's own ``resample_from_infostate``;
+    every resampled state keeps the deciding seat's information state."""
+    from open_spiel.python.algorithms import ismcts
+
+    game = load("classic", players)
+    rng = np.random.RandomState(players)
+    resampled = []
+    sampler = pyspiel.UniformProbabilitySampler(players, 0.0, 1.0)
+
+    def checked_resample(state, player):
+        again = state.resample_from_infostate(player, sampler)
+        assert again.information_state_string(player) == state.information_state_string(player)
+        resampled.append(again)
+        return again
+
+    bots = []
+    for _ in range(players):
+        bot = ismcts.ISMCTSBot(game, FlatValues(players), 2.0, 4, random_state=rng)
+        bot.set_resampler(checked_resample)
+        bots.append(bot)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+        else:
+            action = bots[state.current_player()].step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+    returns = state.returns()
+    assert len(returns) == players
+    if players == 2:  # zero-sum at two players
+        assert np.isclose(sum(returns), 0.0)
+    assert int(state.view_state.round[0]) >= 1 and resampled  # several rounds were searched
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 4])
-def test_openspiels_ismcts_plays_whole_games_with_its_own_resampling(players):
+def test_openspiels_ismcts_plays_rounds_with_random_rollouts(players):
     from open_spiel.python.algorithms import ismcts, mcts
 
     game = load("classic", players, rounds=1)
