@@ -49,3 +49,16 @@ def test_mcts_table_plays_round_level_deals_resumes_and_tables(tmp_path):
     assert [row["deal"] for row in rows] == [0, 0, 1, 1, 2, 2]
     table = run("lab/openspiel/mcts_table.py", "--table", str(out))
     assert "| uniform random | expert | 3 (6) |" in table
+
+
+def test_mcts_table_names_the_engine_rollouts_of_its_cells(tmp_path):
+    """--rollouts/--n-rollouts value the search's leaves with EngineRollouts; the cell and
+    the table say which, and a second file's games of the same deal count once."""
+    out = tmp_path / "games.jsonl"
+    command = ["lab/openspiel/mcts_table.py", "--bot", "ismcts", "--simulations", "2"]
+    leaves = ["--rollouts", "greedy", "--n-rollouts", "2", "--deals", "1"]
+    run(*command, "--against", "greedy", *leaves, "--out", str(out))
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {row["cell"] for row in rows} == {"ismcts/2/greedy/classic/rounds=1/rollouts=greedyx2"}
+    table = run("lab/openspiel/mcts_table.py", "--table", str(out), str(out))
+    assert "| ISMCTS (2; greedy rollouts ×2) | greedy | 1 (2) |" in table

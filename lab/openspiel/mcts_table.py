@@ -279,7 +279,8 @@ def summary_row(rows: list[dict]) -> str:
     name = {"ismcts": "ISMCTS", "mcts": "MCTS (sees the other hand)", "random": "uniform random"}
     budget = f" ({simulations})" if bot != "random" else ""
     if leaves:
-        budget = f" ({simulations}, {leaves.replace('x', ' rollouts ×')})"
+        policy, count = leaves.rsplit("x", 1)
+        budget = f" ({simulations}; {policy} rollouts ×{count})"
     return (
         f"| {name[bot]}{budget} | {against} | {deals} ({len(rows)}) | {wins / len(rows):.3f} | "
         f"[{low:.3f}, {high:.3f}] | {np.mean([row['reward'] for row in rows]):+.3f} | "
@@ -287,13 +288,19 @@ def summary_row(rows: list[dict]) -> str:
     )
 
 
-def print_table(path: Path) -> None:
-    """The Markdown table of an output file, a row per cell (complete deals only: both seats)."""
+def print_table(paths: list[Path]) -> None:
+    """The Markdown table of output files, a row per cell (complete deals only: both seats;
+    a game that two runs played, the same deal and seat, counted once)."""
     rows: dict[str, list[dict]] = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
-            row = json.loads(line)
-            rows.setdefault(row["cell"], []).append(row)
+    seen = set()
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                key = (row["cell"], row["deal"], row["bot_seat"])
+                if key not in seen:
+                    seen.add(key)
+                    rows.setdefault(row["cell"], []).append(row)
     print(
         "| bot (simulations) | against | deals (games) | bot's round wins | 95% interval "
         "| bot's mean reward | agent's mean reward | s/decision (median) |"
@@ -353,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="a JSONL file: append each game, skip those in it")
     parser.add_argument("--grid", action="store_true", help="every cell of the lists")
     parser.add_argument("--bots", default="ismcts,mcts", help="with --grid")
-    parser.add_argument("--table", metavar="FILE", help="print the table of an --out file")
+    parser.add_argument("--table", metavar="FILE", nargs="+", help="print the table of --out files")
     parser.add_argument("--time-decisions", type=int, metavar="N", help="time N decisions")
     parser.add_argument(
         "--rollouts",
@@ -364,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-rollouts", type=int, default=1, help="rollouts per leaf")
     args = parser.parse_args(argv)
     if args.table:
-        print_table(Path(args.table))
+        print_table([Path(name) for name in args.table])
         return 0
     if args.time_decisions:
         time_decisions(args, args.time_decisions)
