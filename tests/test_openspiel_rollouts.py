@@ -186,3 +186,9 @@ def test_openspiels_searches_play_a_round_with_engine_rollouts(preset):
             assert action in state.legal_actions()
             state.apply_action(action)
     assert game.min_utility() <= min(state.returns()) <= max(state.returns()) <= 1.0
+
+
+def test_only_python_sto_odno_states_are_evaluated():
+    other = pyspiel.load_game("kuhn_poker").new_initial_state()
+    with pytest.raises(StoOdnoError, match="EngineRollouts plays python_sto_odno states"):
+        EngineRollouts(1).evaluate(other)

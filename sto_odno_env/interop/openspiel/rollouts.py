@@ -27,6 +27,7 @@ from ...game import engine
 from ...tools.errors import StoOdnoError
 from ...views.observation import observe
 from .match import Match
+from .state import StoOdnoState
 
 
 class RolloutPolicy(Protocol):
@@ -59,9 +60,13 @@ class EngineRollouts:
         self.policy = policy
 
     def evaluate(self, state: pyspiel.State) -> np.ndarray:
-        """Each seat's mean return over ``n_rollouts`` rollouts from ``state``."""
-        match: Match = state._m
-        values = rollout_values(match, self.n_rollouts, self.random_state, self.policy)
+        """Each seat's mean return over ``n_rollouts`` rollouts from ``state`` (a state of
+        ``python_sto_odno``)."""
+        if not isinstance(state, StoOdnoState):
+            raise StoOdnoError(
+                f"EngineRollouts plays python_sto_odno states, got {state.get_game()}"
+            )
+        values = rollout_values(state._m, self.n_rollouts, self.random_state, self.policy)
         return values.mean(axis=0)
 
     def prior(self, state: pyspiel.State) -> list[tuple[int, float]]:
