@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -228,6 +229,12 @@ class Rules:
         return yaml.safe_dump(self.to_dict(), allow_unicode=True, sort_keys=False)
 
     def __hash__(self) -> int:
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        # Once per rule set: the compiled tables are cached by it, and every engine.init
+        # (an OpenSpiel match's start among them) looks them up.
         return hash(json.dumps(self.to_dict(), sort_keys=True))
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
