@@ -95,11 +95,14 @@ class RuleTables:
     #   playable cards
     respond: np.ndarray  # (N + 1,) uint64: cards that may be stacked onto a penalty card
     drawn_filter: np.ndarray  # (N + 1,) uint64: [drawn card] -> cards AFTER_DRAW may play
-    extra_actions: np.ndarray  # (7 * 8,) uint64: non-card actions, see _extra_actions
     # The situation of a decision is phase * (N + 1) + top card, phase_rows[phase] + top.
     phase_rows: np.ndarray  # (7,) intp: phase * (N + 1)
-    extra_base: np.ndarray  # (7 * (N + 1),) intp: [situation] -> extra_key without
-    #   has_card (and without can_draw unless the rules steal: a draw is always possible)
+    extra_by_situation: np.ndarray  # (4 * 7 * (N + 1),) uint64: the non-card actions,
+    #   [situation + has_card_rows[any card legal] + can_draw_rows[...]] (_extra_actions)
+    has_card_rows: np.ndarray  # (2,) intp: [a card is legal] -> its block of situations
+    can_draw_rows: np.ndarray  # (3N + 1,) intp: [2 * stock_size + discard_size] -> the block
+    #   of situations where a card can be drawn (stock or a pile to reshuffle) or not; unread
+    #   when the rules steal (a draw is always possible: both blocks say so)
     legal_by_situation: np.ndarray  # ((suits + 1) * 7 * (N + 1),) uint64: the legal cards,
     #   [suit_rows[ordered suit] + situation]
     suit_rows: np.ndarray  # (suits + 1,) intp: [ordered suit] -> its block of situations, the
@@ -108,6 +111,9 @@ class RuleTables:
     hand_size: int
     target: int
     max_turns: int
+    # max_turns as a 0-d int32 operand of the turn counts (core/bits.py says why); they are
+    # int32, so a larger limit reads as the largest count
+    turn_limit: np.ndarray
     leader_plays: bool
     until_playable: bool
     voluntary_draw: bool
@@ -187,6 +193,7 @@ def compile_rules(rules: Rules) -> RuleTables:
     pair_cards = np.argsort(-savings, kind="stable")[: int((savings > 0).sum())].astype(np.intp)
 
     holder_mask = np.uint64(sum(1 << c for c in range(cards) if rules.holds_to_win(c)))
+    situations = NUM_PHASES * (cards + 1)
 
     return RuleTables(
         rules=rules,
@@ -215,15 +222,20 @@ def compile_rules(rules: Rules) -> RuleTables:
         playable=playable,
         respond=respond,
         drawn_filter=drawn_filter,
-        extra_actions=_extra_actions(rules.voluntary_draw, rules.last_card_call, deck),
         phase_rows=np.arange(NUM_PHASES, dtype=np.intp) * (cards + 1),
-        extra_base=_extra_base(steal=rules.empty_stock == "steal", deck=deck).reshape(-1),
+        extra_by_situation=_extra_by_situation(
+            rules.voluntary_draw, rules.last_card_call, rules.empty_stock == "steal", deck
+        ),
+        has_card_rows=np.array([0, situations], dtype=np.intp),
+        # 2 * stock + pile is 2 or more exactly when the stock holds a card or the pile two
+        can_draw_rows=np.where(np.arange(3 * cards + 1) >= 2, 2 * situations, 0).astype(np.intp),
         legal_by_situation=legal_cards.transpose(2, 0, 1).reshape(-1),
         suit_rows=np.arange(suits + 1, dtype=np.intp) * (NUM_PHASES * (cards + 1)),
         can_finish=per_card((rules.cover_can_finish or not e.cover for e in effects), bool, True),
         hand_size=rules.hand_size,
         target=rules.target,
         max_turns=rules.max_turns,
+        turn_limit=np.array(min(rules.max_turns, np.iinfo(np.int32).max), dtype=np.int32),
         leader_plays=rules.opening == "leader_plays",
         until_playable=rules.draw_rule == "until_playable",
         voluntary_draw=rules.voluntary_draw,
@@ -259,10 +271,16 @@ def extra_key(phase, has_card, can_draw, empty_table):
     return phase * 8 + has_card * 4 + can_draw * 2 + empty_table
 
 
-def _extra_base(steal: bool, deck: Deck) -> np.ndarray:
+def _extra_by_situation(voluntary_draw: bool, call: bool, steal: bool, deck: Deck) -> np.ndarray:
+    """[can_draw * 2S + has_card * S + situation] -> the non-card legal actions, for the S
+    situations (phase * (N + 1) + top card): one lookup instead of a key's several. Under
+    ``steal`` a draw is always possible, in both halves."""
+    actions = _extra_actions(voluntary_draw, call, deck)
     phase = np.arange(NUM_PHASES)[:, None]
     empty_table = (np.arange(deck.cards + 1) == deck.no_card)[None, :]
-    return extra_key(phase, 0, int(steal), empty_table).astype(np.intp)
+    has_card = np.arange(2)[:, None, None]
+    can_draw = np.arange(2)[:, None, None, None] | int(steal)
+    return actions[extra_key(phase, has_card, can_draw, empty_table)].reshape(-1)
 
 
 def _extra_actions(

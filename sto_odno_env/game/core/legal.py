@@ -13,7 +13,7 @@ import numpy as np
 
 from ...tools.errors import StoOdnoError
 from ..cards import PHASE_NAMES, Deck, action_name, deck_of
-from .bits import I16_0, I16_1, U64_0, U64_1, all_set, cells
+from .bits import U64_0, U64_1, all_set, cells
 from .state import DONE, State
 
 
@@ -31,36 +31,35 @@ def check_actions(
     left out (their actions are ignored).
     """
     actions = np.asarray(actions)
-    expected = (state.batch,) if games is None else (len(games),)
+    expected = state.phase.shape if games is None else (len(games),)
     if actions.shape != expected:
         raise ValueError(f"actions must have shape {expected}, got {actions.shape}")
     if actions.dtype.kind not in "iu":
         raise IllegalActionError(f"actions must be integers, got dtype {actions.dtype}")
     if games is None:
-        live_rows = (state.phase != DONE).nonzero()[0]
-        live = live_rows
+        live = (state.phase != DONE).nonzero()[0]
+        if live.size == actions.size:  # every game is live (OpenSpiel's one): no gathers
+            chosen, legal_bits = actions.astype(np.int64), state.legal_bits
+        else:
+            chosen, legal_bits = actions[live].astype(np.int64), state.legal_bits[live]
     else:
         games = np.asarray(games, dtype=np.intp)
         live_rows = (state.phase[games] != DONE).nonzero()[0]
         live = games[live_rows]
-    chosen = actions[live_rows].astype(np.int64)
+        chosen, legal_bits = actions[live_rows].astype(np.int64), state.legal_bits[live]
     if live.size:
-        legal = _legal_flags(state.legal_bits[live], chosen)
+        legal = _legal_flags(legal_bits, chosen)
         if not all_set(legal):
             bad = int((legal == 0).nonzero()[0][0])
             raise IllegalActionError(illegal_message(state, int(live[bad]), int(chosen[bad])))
     return live, chosen
 
 
-_TOP_BIT = np.array(63, dtype=np.uint64)
-
-
 def _legal_flags(legal_bits: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """uint64 1 where an action's bit is set in its mask, else 0."""
-    # A negative id wraps to a huge unsigned one: every id of 63 or more shifts to bit 63,
-    # which no deck's mask uses (the 52-card deck has 59 action ids with the call).
-    shift = np.minimum(actions.astype(np.uint64), _TOP_BIT)
-    return (legal_bits >> shift) & U64_1
+    """uint64 1 where an (int64) action's bit is set in its mask, else 0."""
+    # A negative id reads as a huge unsigned one; numpy's shifts by 64 or more give 0, so
+    # every id outside the mask is illegal without clamping it first.
+    return (legal_bits >> actions.view(np.uint64)) & U64_1
 
 
 def is_legal(legal_bits: np.ndarray, actions: np.ndarray | Sequence[int]) -> np.ndarray:
@@ -119,16 +118,12 @@ def playable(state: State, games: np.ndarray) -> np.ndarray:
     return tables.playable[state.top_card[games], state.ordered_suit[games]]
 
 
-# extra_key's weights (tables.py), as 0-d operands (bits.py)
-_HAS_CARD, _CAN_DRAW = np.array(4, dtype=np.intp), np.array(2, dtype=np.intp)
-
-
 def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
     """Bit masks of the legal actions of the player to act (docs/rules.md §4, §5, §6)."""
     tables = state.tables
     # 1-D lookups cost a fraction of multi-dimensional indexing; take() converts the int8
     # fields for less than astype and arithmetic.
-    situation = tables.phase_rows.take(state.phase[games]) + state.top_card[games].astype(np.intp)
+    situation = tables.phase_rows.take(state.phase[games]) + state.top_card[games]
     hands, at = cells(state.hand, games, state.current_player[games])
     situations = tables.suit_rows.take(state.ordered_suit[games]) + situation
     cards = (
@@ -136,11 +131,13 @@ def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
         & tables.legal_by_situation.take(situations)
         & tables.drawn_filter.take(state.drawn_card[games])
     )
-    key = tables.extra_base.take(situation) + (cards != U64_0) * _HAS_CARD
+    # The non-card actions: one lookup by the situation, whether a card is legal and
+    # whether one can be drawn (always, when the rules steal).
+    key = situation + tables.has_card_rows.take(cards.astype(bool))
     if not tables.steal:
-        can_draw = (state.stock_size[games] > I16_0) | (state.discard_size[games] > I16_1)
-        key = key + can_draw * _CAN_DRAW
-    return cards | tables.extra_actions.take(key)
+        stock = state.stock_size[games]
+        key = key + tables.can_draw_rows.take(stock + stock + state.discard_size[games])
+    return cards | tables.extra_by_situation.take(key)
 
 
 def update_legal(state: State, games: np.ndarray) -> None:

@@ -75,7 +75,7 @@ def apply_and_truncate(
     """Apply one decision in each of ``games``, then truncate the rounds that reached
     ``max_turns`` on it (docs/rules.md §8)."""
     turn = apply_decisions(state, games, actions, forced, chance, trace)
-    max_turns = state.tables.max_turns
+    max_turns = state.tables.turn_limit
     if any_set(turn >= max_turns):  # count_nonzero: a fraction of max()'s cost on few games
         # A round that ended on this decision is not truncated (docs/rules.md §8); it is scored
         # when the step settles.
