@@ -190,11 +190,13 @@ def step(
         state.rewards.fill(0.0)
         done = np.zeros(state.batch, dtype=bool)
         return state, state.rewards.copy(), done
-    state.rewards.fill(0.0)
-    state.round_points.fill(0)
-    state.rounds_ended.fill(0)
-    state.step_terminated.fill(False)
-    state.step_truncated.fill(False)
+    if state.outputs_set:  # else still zero since the last step cleared them
+        state.rewards.fill(0.0)
+        state.round_points.fill(0)
+        state.rounds_ended.fill(0)
+        state.step_terminated.fill(False)
+        state.step_truncated.fill(False)
+        state.outputs_set = False
     settle(state, live, chance, trace, resolve_forced, autoplay, actions=chosen)
     done = state.step_terminated | state.step_truncated
     if auto_reset and any_set(done):

@@ -78,6 +78,7 @@ class RuleTables:
     rules: Rules
     deck: Deck  # card and action ids; N below is its number of cards
     card_bit: np.ndarray  # (N + 1,) uint64: the bit of each card, 0 for no_card
+    no_card_id: np.ndarray  # 0-d int8 no_card: a store of the state's dtype (core/bits.py)
     all_cards: np.uint64  # every card of the deck
     top_slots: int  # N + 1: top cards, no_card included
     action_kind: np.ndarray  # (7 * (N + 7),) int8: [action_rows[phase] + action] -> kind
@@ -199,6 +200,7 @@ def compile_rules(rules: Rules) -> RuleTables:
         rules=rules,
         deck=deck,
         card_bit=masks.card_bit,
+        no_card_id=np.array(no_card, dtype=np.int8),
         all_cards=masks.all_cards,
         top_slots=cards + 1,
         action_kind=action_kind_table(deck),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import PHASE_AFTER_DRAW, PHASE_CALL, PHASE_COVER, PHASE_PLAY
+from ..cards import PHASE_CALL, PHASE_COVER
 from ..chance import Chance
 from ..tables import (
     K_ACCEPT,
@@ -27,7 +27,7 @@ from .bits import I16_1, I32_1, U64_0, all_set, any_set, cells
 from .draws import draw_many, draw_one
 from .legal import playable
 from .scoring import note_plays
-from .state import State, mark_round_end, next_seat
+from .state import AFTER_DRAW, NO_SUIT, PLAY, State, mark_round_end, next_seat
 from .turns import pass_turn, pass_with_effects
 
 
@@ -116,18 +116,19 @@ def play_cards(state: State, games: np.ndarray, cards: np.ndarray, chance, trace
     state.discard_size[games] = size + I16_1
     state.discard_bits[games] = state.discard_bits[games] | bits  # |= costs twice as much
     state.top_card[games] = card_ids
-    state.ordered_suit[games] = -1
-    state.drawn_card[games] = tables.deck.no_card
+    state.ordered_suit[games] = NO_SUIT
+    state.drawn_card[games] = tables.no_card_id
     # A round that ends here is scored before its game decides again, so the phase set
     # for a finishing card is never read.
     state.phase[games] = tables.phase_after_play[cards]
     if state.combo_points is not None:
         note_plays(state, games, player, cards)
-    finishing = (hand == U64_0) & tables.can_finish[cards]
     passes = tables.passes_turn[cards]
-    if any_set(finishing):
-        mark_round_end(state, games[finishing], player[finishing], cards[finishing])
-        passes &= ~finishing
+    if not all_set(hand):  # a hand emptied: its round may end
+        finishing = (hand == U64_0) & tables.can_finish[cards]
+        if any_set(finishing):
+            mark_round_end(state, games[finishing], player[finishing], cards[finishing])
+            passes &= ~finishing
     if tables.call:
         # docs/rules.md §12: one card left: CALL comes next (after ORDER, before COVER and
         # before the card's effects on the next player).
@@ -223,7 +224,7 @@ def draw_action(state: State, games: np.ndarray, chance, trace) -> None:
                 & ((card_bit[more] & playable(state, games[index])) == U64_0)
             )
     state.drawn_card[games] = last
-    state.phase[games] = PHASE_AFTER_DRAW
+    state.phase[games] = AFTER_DRAW
 
 
 def accept_penalty(state: State, games: np.ndarray, chance, trace) -> None:
@@ -235,4 +236,4 @@ def accept_penalty(state: State, games: np.ndarray, chance, trace) -> None:
     state.pending[games] = 0
     skips = state.tables.skip[state.top_card[games]]
     state.current_player[games] = np.where(skips, next_seat(state, games, player), player)
-    state.phase[games] = PHASE_PLAY
+    state.phase[games] = PLAY

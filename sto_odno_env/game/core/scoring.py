@@ -154,6 +154,7 @@ def score_rounds(
     last card's multiplier) and the finisher's bonus join the totals, a total at the target
     resets, players over it go out and are paid. Returns where the match is over (§8)."""
     tables = state.tables
+    state.outputs_set = True
     seats = np.arange(state.players)
     in_bits = state.in_match[games].astype(np.intp)
     was_in = (in_bits[:, None] >> seats[None, :]) & 1 == 1
@@ -211,6 +212,7 @@ def score_rounds(
 
 def end_match(state: State, games: np.ndarray, *, truncated: bool, trace) -> None:
     """End the matches of ``games``: rank the players, pay the rewards (docs/rules.md §8)."""
+    state.outputs_set = True
     keys = ranking_keys(state, games)
     order = np.argsort(keys, axis=1, kind="stable").astype(np.int8)
     state.ranking[games] = order

@@ -13,13 +13,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..cards import PHASE_DONE
+from ..cards import PHASE_AFTER_DRAW, PHASE_DONE, PHASE_PLAY
 from ..rules import MAX_PLAYERS, Rules, load_rules
 from ..tables import RuleTables, compile_rules
 from .bits import unpack_actions
 
 NOBODY = -1
-DONE = np.array(PHASE_DONE, dtype=np.int8)  # state.phase's PHASE_DONE as a 0-d operand (bits.py)
+# Phase codes and "no ordered suit" as 0-d int8 operands and stores (bits.py)
+DONE = np.array(PHASE_DONE, dtype=np.int8)
+PLAY = np.array(PHASE_PLAY, dtype=np.int8)
+AFTER_DRAW = np.array(PHASE_AFTER_DRAW, dtype=np.int8)
+NO_SUIT = np.array(-1, dtype=np.int8)
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -95,6 +99,10 @@ class State:
 
     def __post_init__(self) -> None:
         self.scratch = Scratch()
+        # Whether the outputs of the last step (rewards to step_truncated) may hold values:
+        # set by scoring, cleared by the step that zeroes them, so a step after one that
+        # ended nothing skips five fills.
+        self.outputs_set = True
 
     @property
     def rules(self) -> Rules:
@@ -137,6 +145,7 @@ class State:
         new = object.__new__(type(self))
         new.__dict__ = copied
         new.__post_init__()
+        new.outputs_set = self.outputs_set
         return new
 
     def take(self, games: Sequence[int] | np.ndarray) -> State:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import PHASE_PLAY, PHASE_RESPOND
+from ..cards import PHASE_RESPOND
 from .bits import I16_0, U64_0, any_set, cells
 from .draws import draw_many
-from .state import NEXT_SEAT, SEAT_ROWS, State, next_seat
+from .state import NEXT_SEAT, PLAY, SEAT_ROWS, State, next_seat
 
 
 def pass_with_effects(
@@ -48,12 +48,12 @@ def pass_with_effects(
     if any_set(skips):
         target = np.where(skips, NEXT_SEAT[seat_base + target], target)
     state.current_player[games] = target
-    state.phase[games] = PHASE_PLAY
+    state.phase[games] = PLAY
 
 
 def pass_turn(state: State, games: np.ndarray) -> None:
     """The turn passes to the next seat, with no effect (PASS; a lapsed cover)."""
     if games.size:
         state.current_player[games] = next_seat(state, games, state.current_player[games])
-        state.phase[games] = PHASE_PLAY
-        state.drawn_card[games] = state.tables.deck.no_card
+        state.phase[games] = PLAY
+        state.drawn_card[games] = state.tables.no_card_id
