@@ -99,15 +99,15 @@ class RuleTables:
     # The situation of a decision is phase * (N + 1) + top card, phase_rows[phase] + top.
     phase_rows: np.ndarray  # (7,) intp: phase * (N + 1)
     extra_by_situation: np.ndarray  # (4 * 7 * (N + 1),) uint64: the non-card actions,
-    #   [situation + has_card_rows[any card legal] + can_draw_rows[...]] (_extra_actions)
-    has_card_rows: np.ndarray  # (2,) intp: [a card is legal] -> its block of situations
-    can_draw_rows: np.ndarray  # (3N + 1,) intp: [2 * stock_size + discard_size] -> the block
-    #   of situations where a card can be drawn (stock or a pile to reshuffle) or not; unread
-    #   when the rules steal (a draw is always possible: both blocks say so)
+    #   [situation + card_rows[can draw][any card legal]] (_extra_by_situation)
+    card_rows: tuple[np.ndarray, np.ndarray]  # [can draw] (2,) intp: [any card legal] -> the
+    #   block of situations; when not every game can draw, card_rows[0] + can_draw_rows[...]
+    can_draw_rows: np.ndarray  # (3N + 1,) intp: [2 * stock_size + discard_size] -> the
+    #   offset of the blocks where a card can be drawn (stock or a pile to reshuffle), or 0
     legal_by_situation: np.ndarray  # ((suits + 1) * 7 * (N + 1),) uint64: the legal cards,
-    #   [suit_rows[ordered suit] + situation]
+    #   [suit_rows[ordered suit] + situation]; no ordered suit is the first block
     suit_rows: np.ndarray  # (suits + 1,) intp: [ordered suit] -> its block of situations, the
-    #   last for none (ordered suit -1: take() reads a negative index from the end)
+    #   last entry (0) for none (ordered suit -1: take() reads a negative index from the end)
     can_finish: np.ndarray  # (N + 1,) bool: a card that empties the hand ends the round
     hand_size: int
     target: int
@@ -228,11 +228,14 @@ def compile_rules(rules: Rules) -> RuleTables:
         extra_by_situation=_extra_by_situation(
             rules.voluntary_draw, rules.last_card_call, rules.empty_stock == "steal", deck
         ),
-        has_card_rows=np.array([0, situations], dtype=np.intp),
+        card_rows=(
+            np.array([0, situations], dtype=np.intp),
+            np.array([2 * situations, 3 * situations], dtype=np.intp),
+        ),
         # 2 * stock + pile is 2 or more exactly when the stock holds a card or the pile two
         can_draw_rows=np.where(np.arange(3 * cards + 1) >= 2, 2 * situations, 0).astype(np.intp),
-        legal_by_situation=legal_cards.transpose(2, 0, 1).reshape(-1),
-        suit_rows=np.arange(suits + 1, dtype=np.intp) * (NUM_PHASES * (cards + 1)),
+        legal_by_situation=np.roll(legal_cards, 1, axis=2).transpose(2, 0, 1).reshape(-1),
+        suit_rows=np.roll(np.arange(suits + 1, dtype=np.intp) * situations, -1),
         can_finish=per_card((rules.cover_can_finish or not e.cover for e in effects), bool, True),
         hand_size=rules.hand_size,
         target=rules.target,

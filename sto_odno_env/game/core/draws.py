@@ -103,10 +103,9 @@ def take_top_card(
 def draw_one(state: State, games: np.ndarray, player: np.ndarray, chance, trace) -> np.ndarray:
     """Each player takes the top card of the stock; NO_CARD where nothing can be drawn."""
     size = state.stock_size[games]
-    empty = size == I16_0
-    if not any_set(empty):  # every stock holds a card
+    if all_set(size):  # every stock holds a card
         return take_top_card(state, games, player, size)
-    reshuffle(state, games[empty], chance, trace)
+    reshuffle(state, games[size == I16_0], chance, trace)
     size = state.stock_size[games]
     has = size > I16_0
     if all_set(has):

@@ -13,8 +13,8 @@ import numpy as np
 
 from ...tools.errors import StoOdnoError
 from ..cards import PHASE_NAMES, Deck, action_name, deck_of
-from .bits import U64_0, U64_1, all_set, cells
-from .state import DONE, State
+from .bits import U64_0, U64_1, all_set, any_set, cells
+from .state import DONE, NO_SUIT, State
 
 
 class IllegalActionError(StoOdnoError):
@@ -125,17 +125,26 @@ def legal_bits(state: State, games: np.ndarray) -> np.ndarray:
     # fields for less than astype and arithmetic.
     situation = tables.phase_rows.take(state.phase[games]) + state.top_card[games]
     hands, at = cells(state.hand, games, state.current_player[games])
-    situations = tables.suit_rows.take(state.ordered_suit[games]) + situation
-    cards = (
-        hands[at]
-        & tables.legal_by_situation.take(situations)
-        & tables.drawn_filter.take(state.drawn_card[games])
-    )
+    # Most decisions have no ordered suit (the first block of situations) and no drawn
+    # card (outside AFTER_DRAW): while no game has one, their lookups are skipped.
+    ordered = state.ordered_suit[games]
+    if any_set(ordered != NO_SUIT):
+        situation_cards = tables.legal_by_situation.take(tables.suit_rows.take(ordered) + situation)
+    else:
+        situation_cards = tables.legal_by_situation.take(situation)
+    cards = hands[at] & situation_cards
+    drawn = state.drawn_card[games]
+    if not all_set(drawn == tables.no_card_id):
+        cards = cards & tables.drawn_filter.take(drawn)
     # The non-card actions: one lookup by the situation, whether a card is legal and
-    # whether one can be drawn (always, when the rules steal).
-    key = situation + tables.has_card_rows.take(cards.astype(bool))
-    if not tables.steal:
-        stock = state.stock_size[games]
+    # whether one can be drawn: always when the rules steal or every stock holds a card,
+    # else where the stock holds one or the pile can be reshuffled.
+    has_card = cards.astype(bool)
+    stock = state.stock_size[games]
+    if tables.steal or all_set(stock):
+        key = situation + tables.card_rows[1].take(has_card)
+    else:
+        key = situation + tables.card_rows[0].take(has_card)
         key = key + tables.can_draw_rows.take(stock + stock + state.discard_size[games])
     return cards | tables.extra_by_situation.take(key)
 
