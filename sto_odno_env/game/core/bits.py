@@ -27,6 +27,8 @@ def cells(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A flat view of a (B, n) array (n <= 64) and the flat indices of [games, columns]:
     one-dimensional gathers and scatters cost a fraction of two-dimensional fancy indexing."""
+    if array.shape[0] == 1:  # one game (an OpenSpiel state): its row is the flat view
+        return array.ravel(), columns.astype(np.intp, copy=False)
     return array.ravel(), games * _WIDTHS[array.shape[1]] + columns
 
 
