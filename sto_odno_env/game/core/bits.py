@@ -5,8 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 # The C count behind np.count_nonzero: the public function's dispatch wrapper costs three
-# times the count itself on a step's one-game arrays (numpy >= 2 keeps it in numpy._core).
-from numpy._core.multiarray import count_nonzero as _count_nonzero
+# times the count itself on a step's one-game arrays (numpy 2 keeps it in numpy._core; a
+# numpy that moves it gets the public function, the same count).
+try:
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover - numpy's private layout changed
+    _count_nonzero = np.count_nonzero
 
 # Constant operands are 0-d arrays of the operands' dtype: numpy converts a Python or NumPy
 # scalar operand on every call, which costs about as much again as the operation itself on
