@@ -46,6 +46,12 @@ class ChanceEvent:
         placed = set(self.revealed)
         return tuple(value for value in self.pool if value not in placed)
 
+    @functools.cached_property
+    def outcomes(self) -> tuple[tuple[int, float], ...]:
+        """The open outcomes with their probabilities, each equally likely."""
+        remaining = self._remaining
+        return tuple((value, 1.0 / len(remaining)) for value in remaining)
+
     @property
     def left(self) -> int:
         """How many outcomes are not placed yet."""

@@ -37,16 +37,16 @@ class StoOdnoState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         return match.to_act
 
-    def _legal_actions(self, player: int) -> list[int]:
-        return list(self._m.legal_actions())
+    def _legal_actions(self, player: int) -> tuple[int, ...]:
+        # Only OpenSpiel's C++ side calls this, and takes any sequence.
+        return self._m.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The outcomes of the open event, each equally likely."""
         need = self._m.need
         if need is None:
             raise RuntimeError("not a chance node: no event waits for an outcome")
-        remaining = self._m.events[need].remaining()
-        return [(value, 1.0 / len(remaining)) for value in remaining]
+        return list(self._m.events[need].outcomes)
 
     def _apply_action(self, action: int) -> None:
         self._m.apply(action)
