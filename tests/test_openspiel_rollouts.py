@@ -192,3 +192,34 @@ def test_only_python_sto_odno_states_are_evaluated():
     other = pyspiel.load_game("kuhn_poker").new_initial_state()
     with pytest.raises(StoOdnoError, match="EngineRollouts plays python_sto_odno states"):
         EngineRollouts(1).evaluate(other)
+
+
+def test_a_policy_bot_plays_the_policy_from_its_seat_in_evaluate_bots():
+    """PolicyBot seats a kit agent in OpenSpiel's evaluate_bots: each of its moves is the
+    agent's own choice from the seat's observation; it refuses another seat's turn."""
+    from open_spiel.python.algorithms import evaluate_bots
+
+    import agents
+    from sto_odno_env.views.observation import observe_one
+
+    game = load("classic", 2, 1)
+    expert = agents.load("expert", "classic", 2)
+    bots = [osp.PolicyBot(0, expert), osp.PolicyBot(1, agents.load("greedy", "classic", 2))]
+    state, rng, moves = game.new_initial_state(), np.random.default_rng(0), 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            random_step(state, rng)
+            continue
+        seat = state.current_player()
+        action = bots[seat].step(state)
+        if seat == 0:
+            mask = np.zeros(game.num_distinct_actions(), dtype=np.int8)
+            mask[state.legal_actions()] = 1
+            assert action == expert(observe_one(state.engine_state, 0), mask)
+            moves += 1
+        with pytest.raises(StoOdnoError, match="asked to act for seat"):
+            bots[1 - seat].step(state)
+        state.apply_action(action)
+    assert moves > 3
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
+    assert len(returns) == 2 and game.min_utility() <= min(returns)

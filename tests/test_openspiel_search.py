@@ -289,9 +289,12 @@ def load_variant(preset: str, turns: int):
 def test_openspiels_mcts_and_evaluate_bots_run_at_round_level():
     from open_spiel.python.algorithms import evaluate_bots, mcts
 
+    import agents
+
     game = load("classic", 2, rounds=1)
     rng = np.random.RandomState(0)
     bot = mcts.MCTSBot(game, 2.0, 20, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
-    other = pyspiel.make_uniform_random_bot(1, 0)
+    # The kit's expert as an OpenSpiel bot keeps the round short (a random bot draws often).
+    other = osp.PolicyBot(1, agents.load("expert", "classic", 2))
     returns = evaluate_bots.evaluate_bots(game.new_initial_state(), [bot, other], rng)
     assert len(returns) == 2

@@ -26,6 +26,7 @@ match). The kit's engine plays every rule; this package only asks it. Its pieces
 - :mod:`.resample`: ``state.resample_from_infostate(player, sampler)`` for ISMCTS.
 - :mod:`.rollouts`: ``EngineRollouts``, an evaluator for OpenSpiel's MCTS and ISMCTS whose
   rollouts the engine plays (all of a leaf's at once; uniform or a kit policy).
+- :mod:`.bots`: ``PolicyBot``, a kit policy as a ``pyspiel.Bot`` (``evaluate_bots``).
 - :mod:`.records`: kit records from states and states from kit records.
 """
 
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import pyspiel
 
+from .bots import PolicyBot
 from .chance import ChanceEvent, LazyChance, Need, RoundsOver, fill_stock
 from .game import (
     DEFAULT_PARAMS,
@@ -67,6 +69,7 @@ __all__ = [
     "LazyChance",
     "Match",
     "Need",
+    "PolicyBot",
     "RoundsOver",
     "StoOdnoGame",
     "StoOdnoObserver",
