@@ -177,6 +177,8 @@ class State:
 class Scratch:
     """Python-side bookkeeping of one state (never copied: rebuilt with each State)."""
 
+    __slots__ = ("decisions", "ending", "matches_ended")  # one is made per state copy
+
     def __init__(self) -> None:
         self.ending: list[np.ndarray] = []  # games whose round ended, not yet scored
         self.matches_ended = 0  # a counter, to skip filtering when nothing ended

@@ -97,6 +97,8 @@ class LazyChance:
     when the pile was turned over, which asks chance nothing.
     """
 
+    __slots__ = ("events", "flips", "next", "rounds", "stack", "trace")  # one per step
+
     def __init__(
         self,
         events: list[ChanceEvent],

@@ -79,7 +79,8 @@ class Decision:
         self.player = player
         self.action = action
         self.previous = previous
-        self.digests: dict[int, str] = {}  # seat -> digest (a cache)
+        # seat -> digest, made on first use (most decisions of a search never need one)
+        self.digests: dict[int, str] | None = None
 
     def line(self, seat: int) -> str:
         """What ``seat`` saw at this decision, and the action taken."""
@@ -90,18 +91,19 @@ class Decision:
     def digest(self, seat: int) -> str:
         """A digest of ``seat``'s lines up to this decision (computed on first use, once
         per link: a search that never asks for information states never pays for them)."""
-        if seat not in self.digests:
-            pending: list[Decision] = []
-            link: Decision | None = self
-            while link is not None and seat not in link.digests:
-                pending.append(link)
-                link = link.previous
-            before = link.digests[seat] if link is not None else ""
-            for link in reversed(pending):
-                text = f"{before}\n{link.line(seat)}".encode()
-                before = hashlib.blake2b(text, digest_size=16).hexdigest()
-                link.digests[seat] = before
-        return self.digests[seat]
+        pending: list[Decision] = []
+        link: Decision | None = self
+        while link is not None and (link.digests is None or seat not in link.digests):
+            pending.append(link)
+            link = link.previous
+        before = link.digests[seat] if link is not None and link.digests is not None else ""
+        for link in reversed(pending):
+            text = f"{before}\n{link.line(seat)}".encode()
+            before = hashlib.blake2b(text, digest_size=16).hexdigest()
+            if link.digests is None:
+                link.digests = {}
+            link.digests[seat] = before
+        return before
 
     def chain(self) -> list[Decision]:
         """The trail up to this decision, oldest first."""
