@@ -19,9 +19,8 @@ import numpy as np
 from ...game import engine
 from ...game.rules import Rules, load_rules
 from ...game.trace import Trace
-from ...views.text import action_text
 from .chance import ChanceEvent, LazyChance, Need, RoundsOver, fill_stock
-from .text import seat_text
+from .text import Seen, seen, seen_action, seen_text
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -64,18 +63,16 @@ def facts_of(rules: str, players: int, rounds: int) -> Facts:
 
 
 class Decision:
-    """A decision taken (a link of the trail): the engine state it was taken in, by whom,
-    which action, and the decision before it. Never changed once made (its digest cache
-    only fills)."""
+    """A decision taken (a link of the trail): what the seats saw when it was taken
+    (:class:`~.text.Seen`), by whom, which action, and the decision before it. Never changed
+    once made (its digest cache only fills)."""
 
     # A plain slotted class: one is made per decision, and a frozen dataclass's __init__
     # cost several times as much.
-    __slots__ = ("action", "digests", "player", "previous", "state")
+    __slots__ = ("action", "digests", "player", "previous", "seen")
 
-    def __init__(
-        self, state: engine.State, player: int, action: int, previous: Decision | None
-    ) -> None:
-        self.state = state
+    def __init__(self, seen: Seen, player: int, action: int, previous: Decision | None) -> None:
+        self.seen = seen
         self.player = player
         self.action = action
         self.previous = previous
@@ -84,8 +81,8 @@ class Decision:
 
     def line(self, seat: int) -> str:
         """What ``seat`` saw at this decision, and the action taken."""
-        return f"{seat_text(self.state, seat)} => seat {self.player}: " + action_text(
-            self.action, self.state
+        return f"{seen_text(self.seen, seat)} => seat {self.player}: " + seen_action(
+            self.action, self.seen
         )
 
     def digest(self, seat: int) -> str:
@@ -363,7 +360,7 @@ class Match:
         if not int(reached.legal_bits[0]) >> action & 1 or action < 0:
             raise engine.IllegalActionError(engine.illegal_message(reached, 0, action))
         self.actions.append(action)
-        self.trail = Decision(reached, self.to_act, action, self.trail)
+        self.trail = Decision(seen(reached), self.to_act, action, self.trail)
         self.snap = self.engine
         self.snap_events = len(self.events)
         self.snap_stack = self.stack

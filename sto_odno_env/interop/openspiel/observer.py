@@ -49,8 +49,8 @@ class StoOdnoObserver:
         round_now = int(view.round[0])
         held = int(view.hand[0, player])
         link = state._m.trail
-        while link is not None and int(link.state.round[0]) == round_now:
-            held |= int(link.state.hand[0, player])
+        while link is not None and link.seen.round == round_now:
+            held |= link.seen.hands[player]
             if link.action < self.cards:
                 seat = (link.player - player) % players
                 self.dict["played"][seat, link.action] = 1.0

@@ -66,8 +66,8 @@ def hidden_origins(state, player: int) -> dict[int, int]:
         origins[drawn] = FIXED
     round_now = int(view.round[0])
     link = match.trail
-    while link is not None and int(link.state.round[0]) == round_now:
-        held |= int(link.state.hand[0, player])
+    while link is not None and link.seen.round == round_now:
+        held |= link.seen.hands[player]
         link = link.previous
     for card, origin in origins.items():
         # A card the seat held this round that is hidden and was never on a pile since

@@ -90,8 +90,16 @@ def action_text(action: int, state: State | None = None, game: int = 0) -> str:
     """The action string of ``action``: ``play Q♠`` (``cover Q♠`` when it covers the card
     just played), ``order ♥``, ``draw``, ``pass``, ``call``. Without a state, the
     36-card deck's names and ``play`` for every card."""
-    deck = DECK36 if state is None else state.tables.deck
-    if state is not None and action < deck.cards and int(state.phase[game]) == cards.PHASE_COVER:
+    if state is None:
+        return action_words(action, DECK36)
+    cover = int(state.phase[game]) == cards.PHASE_COVER
+    return action_words(action, state.tables.deck, cover=cover)
+
+
+def action_words(action: int, deck: Deck, cover: bool = False) -> str:
+    """The action string of ``action`` in ``deck``; ``cover``: the decision is a cover (a card
+    then reads ``cover Q♠``)."""
+    if cover and action < deck.cards:
         return f"cover {card_name(action, deck)}"
     return action_name(action, deck)
 
