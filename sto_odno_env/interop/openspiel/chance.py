@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 from collections.abc import Iterable
 
 import numpy as np
@@ -50,7 +51,7 @@ class ChanceEvent:
     def outcomes(self) -> tuple[tuple[int, float], ...]:
         """The open outcomes with their probabilities, each equally likely."""
         remaining = self._remaining
-        return tuple((value, 1.0 / len(remaining)) for value in remaining)
+        return tuple(zip(remaining, itertools.repeat(1.0 / len(remaining))))
 
     @property
     def left(self) -> int:
@@ -63,7 +64,13 @@ class ChanceEvent:
 
     def placed(self, outcome: int) -> ChanceEvent:
         """This event with one more outcome placed."""
-        return ChanceEvent(self.kind, self.pool, (*self.revealed, int(outcome)), self.needed)
+        outcome = int(outcome)
+        event = ChanceEvent(self.kind, self.pool, (*self.revealed, outcome), self.needed)
+        if "_remaining" in self.__dict__:  # the open outcomes known: one fewer, in order
+            left = list(self._remaining)
+            left.remove(outcome)
+            event.__dict__["_remaining"] = tuple(left)
+        return event
 
     def __deepcopy__(self, memo: dict) -> ChanceEvent:
         return self  # frozen: a cloned state shares it
