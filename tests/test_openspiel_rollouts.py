@@ -163,8 +163,10 @@ def test_n_rollouts_must_be_a_positive_integer(bad):
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS)
 def test_openspiels_searches_play_a_round_with_engine_rollouts(preset):
-    """MCTSBot and ISMCTSBot (with the game's resampling) play a whole round of every preset
-    at two players with the expert's rollouts (uniform rollouts: the tests above)."""
+    """MCTSBot and ISMCTSBot (with the game's resampling), both with the expert's rollouts,
+    each play a whole round of every preset at two players against the kit's expert,
+    seated as an OpenSpiel bot (which keeps the rounds short; uniform rollouts are checked
+    against OpenSpiel's above)."""
     from open_spiel.python.algorithms import ismcts, mcts
 
     import agents
@@ -172,20 +174,23 @@ def test_openspiels_searches_play_a_round_with_engine_rollouts(preset):
     game = load(preset, 2, rounds=1)
     rng = np.random.RandomState(1)
     expert = agents.load("expert", preset, 2)
-    bots = [
+    searches = [
         mcts.MCTSBot(game, 2.0, 8, EngineRollouts(2, rng, expert), random_state=rng),
         ismcts.ISMCTSBot(game, EngineRollouts(2, rng, expert), 2.0, 8, random_state=rng),
     ]
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes = [outcome for outcome, _ in state.chance_outcomes()]
-            state.apply_action(int(rng.choice(outcomes)))
-        else:
-            action = bots[state.current_player()].step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
-    assert game.min_utility() <= min(state.returns()) <= max(state.returns()) <= game.max_utility()
+    for search in searches:
+        bots = [search, osp.PolicyBot(1, expert)]
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = [outcome for outcome, _ in state.chance_outcomes()]
+                state.apply_action(int(rng.choice(outcomes)))
+            else:
+                action = bots[state.current_player()].step(state)
+                assert action in state.legal_actions()
+                state.apply_action(action)
+        returns = state.returns()
+        assert game.min_utility() <= min(returns) <= max(returns) <= game.max_utility()
 
 
 def test_only_python_sto_odno_states_are_evaluated():
