@@ -20,18 +20,7 @@ from sto_odno_env.interop.openspiel.rollouts import (  # noqa: E402
     settle_chance,
 )
 from sto_odno_env.tools.errors import StoOdnoError  # noqa: E402
-
-
-def load(rules: str, players: int = 2, rounds: int = 1):
-    return pyspiel.load_game(osp.GAME_NAME, {"rules": rules, "players": players, "rounds": rounds})
-
-
-def random_step(state, rng: np.random.Generator) -> None:
-    if state.is_chance_node():
-        outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
-        state.apply_action(int(rng.choice(outcomes, p=probabilities)))
-    else:
-        state.apply_action(int(rng.choice(state.legal_actions())))
+from tests.support.openspiel import load, play_bots, random_step  # noqa: E402
 
 
 def states_of(game, seed: int, count: int, chance: bool) -> list:
@@ -179,16 +168,7 @@ def test_openspiels_searches_play_a_round_with_engine_rollouts(preset):
         ismcts.ISMCTSBot(game, EngineRollouts(2, rng, expert), 2.0, 8, random_state=rng),
     ]
     for search in searches:
-        bots = [search, osp.PolicyBot(1, expert)]
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = [outcome for outcome, _ in state.chance_outcomes()]
-                state.apply_action(int(rng.choice(outcomes)))
-            else:
-                action = bots[state.current_player()].step(state)
-                assert action in state.legal_actions()
-                state.apply_action(action)
+        state = play_bots(game, [search, osp.PolicyBot(1, expert)], rng)
         returns = state.returns()
         assert game.min_utility() <= min(returns) <= max(returns) <= game.max_utility()
 

@@ -12,24 +12,13 @@ pyspiel = need("pyspiel")
 osp = pytest.importorskip("sto_odno_env.interop.openspiel")
 
 from sto_odno_env.game.rules import PRESETS, Rules  # noqa: E402
+from tests.support.openspiel import load, play_bots, random_step  # noqa: E402
 
 COUNTS = [
     (name, players)
     for name in PRESETS
     for players in range(Rules.preset(name).players[0], Rules.preset(name).players[1] + 1)
 ]
-
-
-def load(rules: str = "classic", players: int = 2, rounds: int = 0):
-    return pyspiel.load_game(osp.GAME_NAME, {"rules": rules, "players": players, "rounds": rounds})
-
-
-def random_step(state, rng: np.random.Generator) -> None:
-    if state.is_chance_node():
-        outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
-        state.apply_action(int(rng.choice(outcomes, p=probabilities)))
-    else:
-        state.apply_action(int(rng.choice(state.legal_actions())))
 
 
 def decision_states(game, seed: int, every: int = 7, limit: int = 400):
@@ -169,15 +158,7 @@ def test_openspiels_ismcts_plays_whole_matches_with_its_own_resampling(players):
         bot = ismcts.ISMCTSBot(game, FlatValues(players), 2.0, 4, random_state=rng)
         bot.set_resampler(checked_resample)
         bots.append(bot)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
-        else:
-            action = bots[state.current_player()].step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
+    state = play_bots(game, bots, rng)
     returns = state.returns()
     assert len(returns) == players
     if players == 2:  # zero-sum at two players
@@ -188,24 +169,21 @@ def test_openspiels_ismcts_plays_whole_matches_with_its_own_resampling(players):
 @pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 4])
 def test_openspiels_ismcts_plays_rounds_with_random_rollouts(players):
+    """ISMCTSBot with OpenSpiel's own random rollouts, its nodes keyed by the observation
+    string, plays a round against the kit's expert in the other seats."""
     from open_spiel.python.algorithms import ismcts, mcts
+
+    import agents
 
     game = load("classic", players, rounds=1)
     rng = np.random.RandomState(players)
     evaluator = mcts.RandomRolloutEvaluator(1, rng)
-    bots = [
-        ismcts.ISMCTSBot(game, evaluator, 2.0, 8, random_state=rng, use_observation_string=True)
-        for _ in range(players)
-    ]
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
-        else:
-            action = bots[state.current_player()].step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
+    search = ismcts.ISMCTSBot(
+        game, evaluator, 2.0, 4, random_state=rng, use_observation_string=True
+    )
+    expert = agents.load("expert", "classic", players)
+    bots = [search, *(osp.PolicyBot(seat, expert) for seat in range(1, players))]
+    state = play_bots(game, bots, rng)
     assert len(state.returns()) == players
 
 
