@@ -18,7 +18,7 @@ import numpy as np
 from sto_odno_env.bots.policy import Policy
 from sto_odno_env.game import engine
 from sto_odno_env.game.rules import Rules, load_rules
-from sto_odno_env.views.observation import observe
+from sto_odno_env.views.observation import policy_actions
 
 
 @dataclass(frozen=True)
@@ -91,15 +91,7 @@ def play(
             rows = np.flatnonzero(acting_agent == agent_index)
             games = live[rows]
             agent = agents[names[agent_index]]
-            masks = engine.unpack_actions(state.legal_bits[games], state.tables.num_actions)
-            if getattr(agent, "needs_observation", True):
-                observations = observe(state, current[rows], games=games)
-            else:
-                observations = None
-            # observations is None only for an agent with needs_observation = False, which
-            # reads the masks alone (bots/policy.py); Policy.act's type does not say so.
-            chosen = agent.act(observations, masks)  # type: ignore[arg-type]
-            actions[rows] = np.asarray(chosen, dtype=np.int64)
+            actions[rows] = policy_actions(agent, state, games, current[rows])
         totals_before = state.totals[live].copy()
         in_before = state.in_match[live].astype(np.intp)
         _, step_rewards, done = engine.step(state, actions, games=live)

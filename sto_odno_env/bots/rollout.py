@@ -45,7 +45,7 @@ from ..game import engine
 from ..game.rewards import first_place
 from ..game.rules import Rules, load_rules
 from ..views.determinise import from_observations
-from ..views.observation import observe
+from ..views.observation import observe, policy_actions
 from .policy import BasePolicy, as_policy
 
 OUTCOMES = ("table", "standing", "value")
@@ -213,18 +213,7 @@ class RolloutAgent(BasePolicy):
             if not live.size:
                 return value
             seats = state.current_player[live].astype(np.intp)
-            masks = engine.unpack_actions(state.legal_bits[live], state.tables.num_actions)
-            obs = (
-                observe(state, seats, games=live)
-                if getattr(self.default_policy, "needs_observation", True)
-                else None
-            )
-            # obs is None only for a policy with needs_observation = False, which reads
-            # the masks alone (bots/policy.py); Policy.act's type does not say so.
-            step_actions = np.asarray(
-                self.default_policy.act(obs, masks),  # type: ignore[arg-type]
-                dtype=np.int64,
-            )
+            step_actions = policy_actions(self.default_policy, state, live, seats)
         if self.outcome == "value":
             value[live] = self._learned_value(state, live, reward[live])
             return value

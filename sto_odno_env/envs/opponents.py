@@ -19,7 +19,7 @@ import numpy as np
 
 from ..bots.policy import RandomPolicy, as_policy
 from ..game import engine, rng
-from ..views.observation import observe
+from ..views.observation import observe, policy_actions
 
 
 class Opponents:
@@ -92,9 +92,4 @@ def _policy_actions(
 ) -> np.ndarray:
     if hasattr(policy, "act_bits"):  # acts on the legal-action bits alone (random play)
         return policy.act_bits(state.legal_bits[games])
-    masks = engine.unpack_actions(state.legal_bits[games], state.tables.num_actions)
-    if getattr(policy, "needs_observation", True):
-        observations = observe(state, seats, games=games)
-    else:
-        observations = None
-    return np.asarray(policy.act(observations, masks), dtype=np.int64)
+    return policy_actions(policy, state, games, seats)

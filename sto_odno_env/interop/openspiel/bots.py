@@ -7,8 +7,7 @@ import numpy as np
 import pyspiel
 
 from ...tools.errors import StoOdnoError
-from ...views.observation import observe_one
-from .rollouts import RolloutPolicy
+from ...views.observation import ActingPolicy, observe_one
 from .state import StoOdnoState
 
 
@@ -18,7 +17,7 @@ class PolicyBot(pyspiel.Bot):
     envs give it. It keeps no state between decisions, so ``restart_at`` and
     ``inform_action`` have nothing to do."""
 
-    def __init__(self, player_id: int, policy: RolloutPolicy):
+    def __init__(self, player_id: int, policy: ActingPolicy):
         pyspiel.Bot.__init__(self)
         self.player_id = player_id
         self.policy = policy

@@ -18,23 +18,14 @@ times cheaper.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 import pyspiel
 
 from ...game import engine
 from ...tools.errors import StoOdnoError
-from ...views.observation import observe
+from ...views.observation import ActingPolicy, policy_actions
 from .match import Match
 from .state import StoOdnoState
-
-
-class RolloutPolicy(Protocol):
-    """A kit policy: actions for a batch of observations and legal-action masks (a policy
-    that reads the masks alone sets ``needs_observation = False``)."""
-
-    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
 
 
 class EngineRollouts:
@@ -51,7 +42,7 @@ class EngineRollouts:
         self,
         n_rollouts: int = 1,
         random_state: np.random.RandomState | None = None,
-        policy: RolloutPolicy | None = None,
+        policy: ActingPolicy | None = None,
     ):
         if isinstance(n_rollouts, bool) or not isinstance(n_rollouts, int) or n_rollouts < 1:
             raise StoOdnoError(f"n_rollouts must be a positive integer, got {n_rollouts!r}")
@@ -94,7 +85,7 @@ def rollout_values(
     match: Match,
     n_rollouts: int,
     random_state: np.random.RandomState,
-    policy: RolloutPolicy | None = None,
+    policy: ActingPolicy | None = None,
 ) -> np.ndarray:
     """(n_rollouts, players): each seat's return at the end of the game in each of
     ``n_rollouts`` rollouts from ``match``, played by ``policy`` (None: uniform) in one
@@ -134,15 +125,8 @@ def rollout_values(
                 state.legal_bits[live], random_state.random_sample(live.size)
             )
         else:
-            masks = engine.unpack_actions(state.legal_bits[live], state.tables.num_actions)
             seats = state.current_player[live].astype(np.intp)
-            observations = (
-                observe(state, seats, games=live)
-                if getattr(policy, "needs_observation", True)
-                else None
-            )
-            # None only for a policy that reads the masks alone (needs_observation False).
-            actions = np.asarray(policy.act(observations, masks), dtype=np.int64)  # type: ignore[arg-type]
+            actions = policy_actions(policy, state, live, seats)
         _, rewards, done = engine.step(state, actions, games=live)
         gain = rewards[live].astype(np.float64)
         if facts.rounds:  # the game's round reward, as Match.advance adds it

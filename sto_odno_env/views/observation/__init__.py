@@ -58,7 +58,7 @@ global state); this package re-exports their names.
 
 from .bounds import observation_space, pending_bound, total_bounds
 from .decode import ObservationView
-from .encode import observe, observe_one
+from .encode import ActingPolicy, observe, observe_one, policy_actions
 from .fields import (
     _FIELDS,
     CARD_SCALE,
@@ -91,6 +91,7 @@ __all__ = [
     "ONE_HOT_FIELDS",
     "STATE_VERSION",
     "_FIELDS",
+    "ActingPolicy",
     "ObservationView",
     "global_state",
     "layout",
@@ -99,6 +100,7 @@ __all__ = [
     "observe",
     "observe_one",
     "pending_bound",
+    "policy_actions",
     "state_layout",
     "state_size",
     "state_space",

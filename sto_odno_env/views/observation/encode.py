@@ -5,6 +5,7 @@ same encoding (``tests/test_observation.py`` checks they agree)."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Protocol
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from ...game.cards import (
     PHASE_AFTER_DRAW,
     PHASE_CALL,
 )
-from ...game.engine import State
+from ...game.engine import State, unpack_actions
 from ...game.rules import MAX_PLAYERS
 from .fields import _ENCODINGS, _SEAT_STRIDES, _U64, MAX_OTHERS, _encoding
 
@@ -166,3 +167,25 @@ def observe_one(state: State, seat: int, game: int = 0) -> np.ndarray:
     if call:
         obs[size] = phase == PHASE_CALL
     return obs
+
+
+class ActingPolicy(Protocol):
+    """The kit's policy interface: actions for a batch of observations and legal-action
+    masks (a policy that reads the masks alone sets ``needs_observation = False``)."""
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray: ...
+
+
+def policy_actions(
+    policy: ActingPolicy, state: State, games: np.ndarray, seats: np.ndarray
+) -> np.ndarray:
+    """``policy``'s actions (int64) for ``seats``, the seats to act in ``games``, from their
+    masks and, unless the policy reads the masks alone, their observations."""
+    masks = unpack_actions(state.legal_bits[games], state.tables.num_actions)
+    if getattr(policy, "needs_observation", True):
+        observations = observe(state, seats, games=games)
+    else:
+        observations = None
+    # observations is None only for a policy with needs_observation = False, which reads
+    # the masks alone (bots/policy.py); the Protocol's type does not say so.
+    return np.asarray(policy.act(observations, masks), dtype=np.int64)  # type: ignore[arg-type]
