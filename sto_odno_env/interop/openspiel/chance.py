@@ -210,6 +210,8 @@ def fill_stock(state: engine.State, event: ChanceEvent, written: int = 0) -> Non
     """Put the stack's cards placed after its first ``written`` (those are in place) at
     their places in the stock, each swapped with the card there: the undrawn part keeps
     holding the same cards, the placed ones in order, the others anywhere (never read)."""
+    if len(event.revealed) <= written:  # nothing placed since: most steps
+        return
     top = len(event.pool)
     row = state.stock[0]
     cards = row[:top].tolist()

@@ -246,9 +246,7 @@ class Match:
         else:
             state = self.snap.copy()
             if self.snap_stack is not None:
-                stack = self.events[self.snap_stack]
-                if len(stack.revealed) > self.snap_written:  # cards placed since
-                    fill_stock(state, stack, self.snap_written)
+                fill_stock(state, self.events[self.snap_stack], self.snap_written)
             try:
                 _, rewards, _ = engine.step(
                     state, ACTION_ARRAYS[self.pending], chance=chance, trace=trace
