@@ -38,7 +38,9 @@ import dataclasses
 import io
 import os
 import signal
+import threading
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -100,14 +102,30 @@ def rollout_buffers(
 
 
 @contextlib.contextmanager
-def _signals_blocked():
-    """SIGINT and SIGTERM wait (pending) while a message is read or written whole: a
-    handler raising in the middle would leave half a message in the pipe."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+def signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until a message is read or written whole, then reach their
+    handlers: a handler raising in the middle would leave half a message in the pipe, and
+    the next read would take the rest for a length and wait for ever.
+
+    Blocking them with ``pthread_sigmask`` is not enough: the kernel hands a signal this
+    thread blocks to another one (torch's), and Python runs its handler here all the same,
+    between two reads. So the handlers are swapped for one that only notes the signal."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers run in the main thread only: nothing can cut this one's message
+        return
+    noted: list[int] = []
+    previous = {}
+    for number in SIGNALS:
+        handler = signal.getsignal(number)
+        if callable(handler):  # SIG_IGN and SIG_DFL never raise here
+            previous[number] = signal.signal(number, lambda signum, _: noted.append(signum))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for signum in noted:
+            signal.raise_signal(signum)
 
 
 def _dumps(data: Any) -> bytes:
@@ -174,8 +192,9 @@ class Collector:
 
     def _start(self) -> None:
         """Start the process with SIGINT and SIGTERM ignored, which it keeps across exec (it
-        must outlive a Ctrl-C to the process group until the learner stops it); a signal to
-        the learner meanwhile waits, blocked, for the learner's own handlers."""
+        must outlive a Ctrl-C to the process group until the learner stops it). The
+        learner's own handlers are back once the child has started; a signal in between
+        waits if this thread takes it (blocked here) and is lost if another one does."""
         previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
         try:
             handlers = {number: signal.signal(number, signal.SIG_IGN) for number in SIGNALS}
@@ -230,7 +249,7 @@ class Collector:
         self._from_collector.close()
 
     def _send(self, message: tuple) -> None:
-        with _signals_blocked():
+        with signals_deferred():
             self._to_collector.send(message)
 
     def _receive(self, kind: str, index: int) -> tuple:
@@ -246,7 +265,7 @@ class Collector:
                     )
                 continue
             try:
-                with _signals_blocked():
+                with signals_deferred():
                     message = self._from_collector.recv()
             except EOFError:
                 raise CollectorError(
