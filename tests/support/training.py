@@ -8,6 +8,7 @@ import json
 import os
 import queue
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -65,7 +66,8 @@ class TrainerProcess:
     """``python SCRIPT ARGV`` in its own process group, its output read as it comes."""
 
     def __init__(self, argv: list[str], script: str = "train/ppo.py"):
-        command = [sys.executable, script, *argv]
+        # faulthandler: a stop that hangs shows every thread's stack (:meth:`stop`)
+        command = [sys.executable, "-X", "faulthandler", script, *argv]
         self.process = start(command, cwd=ROOT, start_new_session=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
@@ -98,7 +100,15 @@ class TrainerProcess:
             os.killpg(self.process.pid, number)
         else:
             self.process.send_signal(number)
-        code = self.process.wait(timeout=120)
+        try:
+            code = self.process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGABRT)  # faulthandler prints the stacks
+            self.process.wait(timeout=30)
+            raise AssertionError(
+                f"no exit 120 s after {signal.Signals(number).name}:\n"
+                f"{''.join(self.seen)}{self.process.stderr.read()}"
+            ) from None
         while True:
             line = self.lines.get(timeout=10)
             if not line:
