@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import signal
 import subprocess
 import sys
@@ -721,3 +722,26 @@ def test_a_stop_while_checkpoints_are_written_leaves_whole_files(tmp_path):
     out, _ = stopped(process, signal.SIGTERM)
     assert "SIGTERM during " in out
     assert_files_agree(out_dir)
+
+
+def test_a_stop_waits_for_the_tensorboard_write_it_comes_in(tmp_path, monkeypatch):
+    # Cut between two lines of the writer's queue (a Condition's notify), the writer's
+    # close at the stop waited up to its 120-s flush for a wake-up already spent.
+    from torch.utils.tensorboard import SummaryWriter
+
+    started, finished = [], []
+    write = SummaryWriter.add_scalar
+
+    def add_scalar(self, tag, *args, **kwargs):
+        started.append(tag)
+        if len(started) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+        sum(range(10_000))  # Python runs the handler between two bytecodes: here
+        write(self, tag, *args, **kwargs)
+        finished.append(tag)
+
+    monkeypatch.setattr(SummaryWriter, "add_scalar", add_scalar)
+    code, _ = execute(
+        ppo.SPEC, [*TINY, "--out", str(tmp_path / "run"), "--total-steps", "2048", "--no-progress"]
+    )
+    assert code == 130 and started and finished == started

@@ -281,17 +281,7 @@ class Session(Generic[Captured]):
                 counters.best_rate = score
                 trainer.write_policy(captured, self.outputs.folder() / self.best_name())
             self.outputs.write_evaluations(counters.evaluations)
-        writer = self.tensorboard()
-        if writer is not None:
-            for row in rows:
-                writer.add_scalar(f"eval/{row['opponent']}", row["rate"], counters.global_step)
-                writer.add_scalar(f"eval/{row['opponent']}_low", row["low"], counters.global_step)
-                if "exploitability" in row:  # exact, on a rule set small enough (micro)
-                    writer.add_scalar(
-                        f"eval/exploitability_{row['players']}p",
-                        row["exploitability"],
-                        counters.global_step,
-                    )
+            self.log_evaluation(rows)
         self.phase = phase
 
     def save(self) -> None:
@@ -327,7 +317,10 @@ class Session(Generic[Captured]):
 
     # --- logs and the summary -----------------------------------------------------------------
 
-    def tensorboard(self) -> SummaryWriter | None:  # None without tensorboard
+    def tensorboard(self) -> SummaryWriter | None:
+        """The run's tensorboard writer (None without tensorboard). Use it in a
+        :meth:`Signals.hold`: a stop raised inside a write can leave its queue's wake-up
+        spent, and the writer's close then waits up to its 120-s flush."""
         if self.writer is None:
             try:
                 from torch.utils.tensorboard import SummaryWriter
@@ -338,15 +331,31 @@ class Session(Generic[Captured]):
         return self.writer or None
 
     def log_update(self, update: Update) -> None:
+        with self.signals.hold():
+            writer = self.tensorboard()
+            if writer is None:
+                return
+            step = self.counters.global_step
+            for name, value in update.stats.items():
+                writer.add_scalar(f"train/{name}", value, step)
+            trainer, captured = self.latest()
+            for name, score in trainer.scores(captured).items():
+                writer.add_scalar(f"league/{name}", score, step)
+
+    def log_evaluation(self, rows: evaluations.Rows) -> None:
+        """An evaluation's rates (and exact exploitability, on a rule set small enough) to
+        tensorboard; called in a hold."""
         writer = self.tensorboard()
         if writer is None:
             return
         step = self.counters.global_step
-        for name, value in update.stats.items():
-            writer.add_scalar(f"train/{name}", value, step)
-        trainer, captured = self.latest()
-        for name, score in trainer.scores(captured).items():
-            writer.add_scalar(f"league/{name}", score, step)
+        for row in rows:
+            writer.add_scalar(f"eval/{row['opponent']}", row["rate"], step)
+            writer.add_scalar(f"eval/{row['opponent']}_low", row["low"], step)
+            if "exploitability" in row:
+                writer.add_scalar(
+                    f"eval/exploitability_{row['players']}p", row["exploitability"], step
+                )
 
     def postfix(self, update: Update) -> str:
         text = f"update {self.counters.update:,}, {rate(update.stats['decisions_per_second'])}"
