@@ -7,6 +7,11 @@ flags, final observations and masks, step by step.
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -14,6 +19,16 @@ from sto_odno_env.bots.heuristic import GreedyAgent
 from sto_odno_env.envs.gym_env import StoOdnoVectorEnv
 from sto_odno_env.envs.sharded import ShardedLearnerGames, WorkerError
 from sto_odno_env.game import engine
+
+
+class SlowPolicy:
+    """An opponent that takes two seconds a decision (a step to interrupt)."""
+
+    needs_observation = False
+
+    def act(self, observations, masks):
+        time.sleep(2)
+        return GreedyAgent().act(observations, masks)
 
 
 class FailingPolicy:
@@ -121,3 +136,35 @@ def test_sb3_vec_env_with_workers_serves_masks():
         assert dones.shape == (8,) and len(infos) == 8
     finally:
         vec_env.close()
+
+
+class Interrupt(Exception):
+    pass
+
+
+def _interrupt(signum, frame):
+    raise Interrupt
+
+
+def test_an_interrupted_step_closes_the_games_and_workers_ignore_ctrl_c():
+    games = ShardedLearnerGames(batch=4, workers=2)
+    previous = signal.signal(signal.SIGINT, _interrupt)
+    try:
+        games.reset(seed=3)
+        workers = list(games._processes)
+        for worker in workers:  # Ctrl-C to the process group reaches them too
+            os.kill(worker.pid, signal.SIGINT)
+        actions = engine.sample_actions(games.legal_bits, np.full(4, 0.5))
+        games.step(actions)  # the workers are still there
+        games.set_opponents(SlowPolicy())
+        actions = engine.sample_actions(games.legal_bits, np.full(4, 0.5))
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(Interrupt):
+            games.step(actions)  # two seconds in the workers: the signal comes meanwhile
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        games.close()
+    assert not any(worker.is_alive() for worker in workers)
+    with pytest.raises(RuntimeError, match="closed when Interrupt cut a 'step' short"):
+        games.step(actions)

@@ -17,12 +17,17 @@ opponents draw from one generator per shard, so their choices depend on the numb
 workers (as they depend on the batch size with one). Opponent policies are sent to the
 workers by pickling; the workers are started with ``multiprocessing``'s ``spawn`` method
 by default (safe with torch and threads).
+
+A Ctrl-C (or any exception) that cuts a call short, a notebook's interrupt in the middle of a
+step, closes the games, which then say so when used: the workers' replies to the cut call
+would otherwise answer the next one. The workers ignore SIGINT (the main process decides).
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import signal
 import traceback
 from multiprocessing.connection import Connection
 from typing import Any
@@ -74,6 +79,9 @@ def _worker(
     config: TableConfig,
 ) -> None:
     """A worker's loop: serve reset/step/set_opponents on games ``low..high-1``."""
+    # A terminal's Ctrl-C reaches the whole process group: the main process decides (an
+    # interrupted call closes the games), so a worker prints no KeyboardInterrupt of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     size = obs_size(config.rules)
     shared = {name: view[low:high] for name, view in _views(raw, batch, size).items()}
     games = LearnerGames(batch=high - low, copy=False, config=config)  # published by copying
@@ -85,7 +93,10 @@ def _worker(
         shared["phase"][:] = games.state.phase
 
     while True:
-        command, argument = connection.recv()
+        try:
+            command, argument = connection.recv()
+        except EOFError:  # the main process is gone
+            break
         try:
             if command == "close":
                 break
@@ -174,15 +185,28 @@ class ShardedLearnerGames:
             self._connections.append(ours)
             self._processes.append(process)
         self._closed = False
+        self._closed_because = "these games are closed"
 
     # --- messaging ---------------------------------------------------------------------------
 
     def _call(self, command: str, arguments: list[Any] | None = None) -> list[Any]:
         if self._closed:
-            raise RuntimeError("these games are closed")
-        for index, connection in enumerate(self._connections):
-            connection.send((command, None if arguments is None else arguments[index]))
-        replies = [self._receive(index) for index in range(len(self._connections))]
+            raise RuntimeError(self._closed_because)
+        try:
+            for index, connection in enumerate(self._connections):
+                connection.send((command, None if arguments is None else arguments[index]))
+            replies = [self._receive(index) for index in range(len(self._connections))]
+        except WorkerError:
+            raise
+        except BaseException as stop:
+            # A reply still on its way would answer the next command as if it were its
+            # own (the pipes out of step): the games end here, and say why when used.
+            self.close()
+            self._closed_because = (
+                f"these games were closed when {type(stop).__name__} cut a {command!r} "
+                "short (their workers' replies were lost); make new ones"
+            )
+            raise
         for status, payload in replies:
             if status == "error":
                 raise WorkerError(f"a worker failed: {payload}")
