@@ -195,17 +195,23 @@ class Collector:
         return self.process.pid
 
     def _start(self) -> None:
-        """Start the process with SIGINT and SIGTERM blocked, a mask it keeps across exec
-        until it ignores them (:func:`_collector_main`): it must outlive a Ctrl-C to the
-        process group until the learner stops it. The learner's handlers meanwhile only note
-        a signal (:func:`signals_deferred`), whichever thread the kernel hands it to; it
-        reaches them once the process has started."""
-        with signals_deferred():
-            previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+        """Start the process with SIGINT and SIGTERM ignored, which it keeps across exec (it
+        must outlive a Ctrl-C to the process group until the learner stops it). The
+        learner's own handlers are back once the child has started; a signal in between
+        waits if this thread takes it (blocked here) and is lost if another one does.
+
+        Not a blocked mask in the child instead: its imports start threads that take the
+        signal, and Python raises KeyboardInterrupt in its main thread all the same."""
+        previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+        try:
+            handlers = {number: signal.signal(number, signal.SIG_IGN) for number in SIGNALS}
             try:
                 self.process.start()
             finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+                for number, handler in handlers.items():
+                    signal.signal(number, handler)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
 
     def publish(self, version: int, weights: list[torch.Tensor]) -> None:
         """The learner's weights after update ``version``, for rollout ``version + 2``."""
