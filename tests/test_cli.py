@@ -1,14 +1,18 @@
 """The command-line helpers every command shares (``sto_odno_env/tools/cli.py``): the one
-signal helper (:func:`cli.stopping`), the one atomic write (:func:`cli.atomic_open`) and
-the stopped exit code, tested on real processes and real signals."""
+signal helper (:func:`cli.stopping`, :func:`cli.deferred`), the one atomic write
+(:func:`cli.atomic_open`) and the stopped exit code, tested on real processes and real
+signals."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
+import struct
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -74,6 +78,31 @@ def test_a_signal_raises_stopped_at_once_outside_a_held_block() -> None:
         time.sleep(10)  # the handler raises before this ends
     assert caught.value.signum == signal.SIGTERM and caught.value.name == "SIGTERM"
     assert isinstance(caught.value, KeyboardInterrupt)  # Ctrl-C's clean-up code runs too
+
+
+def test_a_deferred_signal_waits_until_the_message_in_the_pipe_is_read_whole() -> None:
+    """Ctrl-C while a message is read: the handler runs once the message is whole, though
+    the kernel hands the signal to another thread, and the pipe stays in step."""
+    reader, writer = multiprocessing.Pipe(duplex=False)
+    first, second = bytes(range(256)) * 4096, b"the next message"
+
+    def write() -> None:  # the Connection format: a 4-byte length, then the bytes
+        os.write(writer.fileno(), struct.pack("!i", len(first)) + first[:1000])
+        time.sleep(0.2)  # the reader is waiting for the rest of the message
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)
+        os.write(writer.fileno(), first[1000:])
+        writer.send_bytes(second)
+
+    received = []
+    writing = threading.Thread(target=write, daemon=True)  # blocks if the reading stops
+    with cli.stopping():
+        writing.start()
+        with pytest.raises(cli.Stopped), cli.deferred():
+            received.append(reader.recv_bytes())
+    assert received == [first]
+    writing.join(timeout=10)
+    assert reader.poll(5) and reader.recv_bytes() == second
 
 
 def test_atomic_open_leaves_the_old_file_when_the_block_is_stopped(tmp_path: Path) -> None:

@@ -10,8 +10,6 @@ import json
 import multiprocessing
 import os
 import signal
-import struct
-import threading
 import time
 from pathlib import Path
 
@@ -161,38 +159,6 @@ def test_a_failing_collector_is_an_error_naming_it(tmp_path):
 
 class Stop(Exception):
     pass
-
-
-def _raise_stop(signum, frame):
-    raise Stop(signum)
-
-
-def test_a_stop_signal_waits_until_the_message_in_the_pipe_is_read_whole():
-    """Ctrl-C while the learner reads a message: its handler runs once the message is whole,
-    though the kernel hands the signal to another thread, and the pipe stays in step."""
-    reader, writer = multiprocessing.Pipe(duplex=False)
-    first, second = bytes(range(256)) * 4096, b"the next message"
-
-    def write() -> None:  # the Connection format: a 4-byte length, then the bytes
-        os.write(writer.fileno(), struct.pack("!i", len(first)) + first[:1000])
-        time.sleep(0.2)  # the reader is waiting for the rest of the message
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.2)
-        os.write(writer.fileno(), first[1000:])
-        writer.send_bytes(second)
-
-    previous = signal.signal(signal.SIGINT, _raise_stop)
-    received = []
-    writing = threading.Thread(target=write, daemon=True)  # blocks if the reading stops
-    try:
-        writing.start()
-        with pytest.raises(Stop), overlap.signals_deferred():
-            received.append(reader.recv_bytes())
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert received == [first]
-    writing.join(timeout=10)
-    assert reader.poll(5) and reader.recv_bytes() == second
 
 
 def test_a_stop_right_after_the_collector_starts_stops_it(tmp_path, monkeypatch):

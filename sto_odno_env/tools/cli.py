@@ -20,7 +20,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import IO, TYPE_CHECKING, NoReturn, ParamSpec
 
 if TYPE_CHECKING:
@@ -359,12 +359,44 @@ def stopping(
     if threading.current_thread() is not threading.main_thread():
         yield state
         return
-    previous = {number: signal.signal(number, state.handle) for number in signals}
-    try:
+    with _handled_by(signals, state.handle):
         yield state
+
+
+@contextlib.contextmanager
+def deferred(signals: tuple[int, ...] = STOP_SIGNALS) -> Iterator[None]:
+    """Each of ``signals`` that comes while the block runs (a message read or written whole
+    through a pipe) waits until the block has ended, then reaches the handler that was
+    there: a handler raising in the middle would leave half a message in the pipe, and the
+    next read would take the rest for a length and wait for ever.
+
+    Blocking the signals with ``pthread_sigmask`` is not enough: the kernel hands a signal
+    this thread blocks to another one (torch's), and Python runs its handler here all the
+    same. So the handlers are swapped for one that only notes the signal. Only Python
+    handlers are swapped (SIG_IGN and SIG_DFL never raise); elsewhere than in the main
+    thread nothing is (no handler runs there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    raising = tuple(number for number in signals if callable(signal.getsignal(number)))
+    with _handled_by(raising, lambda signum, _: noted.append(signum)):
+        yield
+    for signum in noted:
+        signal.raise_signal(signum)
+
+
+@contextlib.contextmanager
+def _handled_by(
+    signals: tuple[int, ...], handler: Callable[[int, FrameType | None], object]
+) -> Iterator[None]:
+    """``handler`` for each of ``signals`` while the block runs; the previous ones after."""
+    previous = {number: signal.signal(number, handler) for number in signals}
+    try:
+        yield
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        for number, handler_before in previous.items():
+            signal.signal(number, handler_before)
 
 
 def stopped(stop: BaseException, outcome: str, prog: str | None = None) -> int:

@@ -38,9 +38,7 @@ import dataclasses
 import io
 import os
 import signal
-import threading
 import traceback
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,33 +97,6 @@ def rollout_buffers(
         for tensor in buffer.values():
             tensor.share_memory_()
     return buffers
-
-
-@contextlib.contextmanager
-def signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until a message is read or written whole, then reach their
-    handlers: a handler raising in the middle would leave half a message in the pipe, and
-    the next read would take the rest for a length and wait for ever.
-
-    Blocking them with ``pthread_sigmask`` is not enough: the kernel hands a signal this
-    thread blocks to another one (torch's), and Python runs its handler here all the same,
-    between two reads. So the handlers are swapped for one that only notes the signal."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # handlers run in the main thread only: nothing can cut this one's message
-        return
-    noted: list[int] = []
-    previous = {}
-    for number in SIGNALS:
-        handler = signal.getsignal(number)
-        if callable(handler):  # SIG_IGN and SIG_DFL never raise here
-            previous[number] = signal.signal(number, lambda signum, _: noted.append(signum))
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        for signum in noted:
-            signal.raise_signal(signum)
 
 
 def _dumps(data: Any) -> bytes:
@@ -256,7 +227,7 @@ class Collector:
         self._from_collector.close()
 
     def _send(self, message: tuple) -> None:
-        with signals_deferred():
+        with cli.deferred():
             self._to_collector.send(message)
 
     def _receive(self, kind: str, index: int) -> tuple:
@@ -272,7 +243,7 @@ class Collector:
                     )
                 continue
             try:
-                with signals_deferred():
+                with cli.deferred():
                     message = self._from_collector.recv()
             except EOFError:
                 raise CollectorError(
