@@ -25,6 +25,7 @@ command line or config 2.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Literal
 
@@ -318,9 +319,8 @@ class Session(Generic[Captured]):
     # --- logs and the summary -----------------------------------------------------------------
 
     def tensorboard(self) -> SummaryWriter | None:
-        """The run's tensorboard writer (None without tensorboard). Use it in a
-        :meth:`Signals.hold`: a stop raised inside a write can leave its queue's wake-up
-        spent, and the writer's close then waits up to its 120-s flush."""
+        """The run's tensorboard writer (None without tensorboard); written through
+        :meth:`write_scalars`."""
         if self.writer is None:
             try:
                 from torch.utils.tensorboard import SummaryWriter
@@ -330,32 +330,32 @@ class Session(Generic[Captured]):
             self.writer = SummaryWriter(str(self.outputs.folder() / "tb"))
         return self.writer or None
 
-    def log_update(self, update: Update) -> None:
+    def write_scalars(self, scalars: Mapping[str, object]) -> None:
+        """``scalars`` at the current step to tensorboard, held like a save: a stop raised
+        inside a write can leave its queue's wake-up spent, and the writer's close then
+        waits up to its 120-s flush."""
         with self.signals.hold():
             writer = self.tensorboard()
             if writer is None:
                 return
-            step = self.counters.global_step
-            for name, value in update.stats.items():
-                writer.add_scalar(f"train/{name}", value, step)
-            trainer, captured = self.latest()
-            for name, score in trainer.scores(captured).items():
-                writer.add_scalar(f"league/{name}", score, step)
+            for tag, value in scalars.items():
+                writer.add_scalar(tag, value, self.counters.global_step)
+
+    def log_update(self, update: Update) -> None:
+        trainer, captured = self.latest()
+        scalars = {f"train/{name}": value for name, value in update.stats.items()}
+        scalars |= {f"league/{name}": score for name, score in trainer.scores(captured).items()}
+        self.write_scalars(scalars)
 
     def log_evaluation(self, rows: evaluations.Rows) -> None:
-        """An evaluation's rates (and exact exploitability, on a rule set small enough) to
-        tensorboard; called in a hold."""
-        writer = self.tensorboard()
-        if writer is None:
-            return
-        step = self.counters.global_step
+        """An evaluation's rates (and exact exploitability, on a rule set small enough)."""
+        scalars: dict[str, object] = {}
         for row in rows:
-            writer.add_scalar(f"eval/{row['opponent']}", row["rate"], step)
-            writer.add_scalar(f"eval/{row['opponent']}_low", row["low"], step)
+            scalars[f"eval/{row['opponent']}"] = row["rate"]
+            scalars[f"eval/{row['opponent']}_low"] = row["low"]
             if "exploitability" in row:
-                writer.add_scalar(
-                    f"eval/exploitability_{row['players']}p", row["exploitability"], step
-                )
+                scalars[f"eval/exploitability_{row['players']}p"] = row["exploitability"]
+        self.write_scalars(scalars)
 
     def postfix(self, update: Update) -> str:
         text = f"update {self.counters.update:,}, {rate(update.stats['decisions_per_second'])}"
